@@ -1,0 +1,132 @@
+/**
+ * Resolves the credentials of a tool-server request into a workspace-bound `Principal`.
+ *
+ * Two routes: `Authorization: Bearer <OAuth access token>` and `x-api-key: <workspace API key>`. A token in
+ * the query string is refused outright (it would leak into logs and browser history). Every failure is an
+ * `AuthenticationFailure` that says what is wrong and whether credentials were presented at all (RFC 6750:
+ * a challenge to a request without credentials carries no error code).
+ */
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { ApiKey } from '../domain/workspaces/api-key.entity.ts';
+import { Membership } from '../domain/workspaces/membership.entity.ts';
+import { roleAtLeast, type Role } from '../domain/workspaces/roles.ts';
+import { hashApiKeySecret, looksLikeApiKey } from './api-key-secrets.ts';
+import type { Principal } from './principal.ts';
+
+export type AuthenticationFailureReason =
+  | 'missing_credentials'
+  | 'token_in_query'
+  | 'malformed_api_key'
+  | 'unknown_api_key'
+  | 'disabled_api_key'
+  | 'api_key_creator_removed'
+  | 'invalid_token';
+
+export class AuthenticationFailure extends Error {
+  readonly reason: AuthenticationFailureReason;
+  /** False only when the request carried no credentials at all. */
+  readonly credentialsPresented: boolean;
+  constructor(reason: AuthenticationFailureReason, message: string) {
+    super(message);
+    this.name = 'AuthenticationFailure';
+    this.reason = reason;
+    this.credentialsPresented = reason !== 'missing_credentials';
+  }
+}
+
+/** Verifies an OAuth bearer token for this resource; throws `AuthenticationFailure('invalid_token')`. */
+export type BearerVerifier = (token: string) => Promise<Principal>;
+
+export interface CredentialSource {
+  authorization: string | undefined;
+  apiKey: string | undefined;
+  query: Record<string, unknown>;
+}
+
+const QUERY_TOKEN_PARAMETERS = ['access_token', 'api_key', 'apikey', 'x-api-key', 'token'];
+/** `last_used_at` is refreshed at most this often per key, so authentication does not write on every request. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+function lowerRole(a: Role, b: Role): Role {
+  return roleAtLeast(a, b) ? b : a;
+}
+
+export function createAuthenticator(deps: { orm: MikroORM; verifyBearer?: BearerVerifier }) {
+  async function authenticateApiKey(secret: string): Promise<Principal> {
+    if (!looksLikeApiKey(secret)) {
+      throw new AuthenticationFailure(
+        'malformed_api_key',
+        'Malformed API key: expected "cpk_" followed by 43 characters, as shown once when the key was created',
+      );
+    }
+    const em = deps.orm.em.fork();
+    const key = await em.findOne(ApiKey, { secretHash: hashApiKeySecret(secret) });
+    if (!key) throw new AuthenticationFailure('unknown_api_key', 'Unknown API key');
+    if (key.disabledAt) {
+      throw new AuthenticationFailure(
+        'disabled_api_key',
+        `This API key was disabled on ${key.disabledAt.toISOString()}; create a new one in Settings > API keys`,
+      );
+    }
+    // A key never outranks the person who made it: if their role went down, so does the key's; if they left
+    // the workspace, the key stops working.
+    let role = key.role;
+    let userId: string | null = null;
+    if (key.createdBy) {
+      const membership = await em.findOne(Membership, { workspace: key.workspace.id, user: key.createdBy.id });
+      if (!membership) {
+        throw new AuthenticationFailure(
+          'api_key_creator_removed',
+          "This API key's creator is no longer a member of the workspace; create a new key",
+        );
+      }
+      role = lowerRole(key.role, membership.role);
+      userId = key.createdBy.id;
+    }
+    if (!key.lastUsedAt || Date.now() - key.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
+      // Fire and forget: bookkeeping must not slow down or fail the request.
+      void deps.orm.em
+        .fork()
+        .nativeUpdate(ApiKey, { id: key.id }, { lastUsedAt: new Date() })
+        .catch(() => undefined);
+    }
+    return {
+      via: 'api_key',
+      workspaceId: key.workspace.id,
+      role,
+      userId,
+      credentialId: `key:${key.id}`,
+      clientId: null,
+      internal: false,
+      scopes: [],
+    };
+  }
+
+  return {
+    async authenticate(source: CredentialSource): Promise<Principal> {
+      if (QUERY_TOKEN_PARAMETERS.some((name) => source.query[name] !== undefined)) {
+        throw new AuthenticationFailure(
+          'token_in_query',
+          'Credentials in the query string are refused: send Authorization: Bearer <token> or an x-api-key header',
+        );
+      }
+      const authorization = source.authorization?.trim();
+      if (authorization) {
+        const match = /^Bearer\s+(\S+)$/i.exec(authorization);
+        if (!match?.[1]) {
+          throw new AuthenticationFailure('invalid_token', 'The Authorization header must be "Bearer <access token>"');
+        }
+        if (!deps.verifyBearer) throw new AuthenticationFailure('invalid_token', 'The access token is not valid');
+        return deps.verifyBearer(match[1]);
+      }
+      const apiKey = source.apiKey?.trim();
+      if (apiKey) return authenticateApiKey(apiKey);
+      throw new AuthenticationFailure(
+        'missing_credentials',
+        'Authentication required: send Authorization: Bearer <access token> (OAuth) or x-api-key: <workspace API key>',
+      );
+    },
+  };
+}
+
+export type Authenticator = ReturnType<typeof createAuthenticator>;

@@ -1,0 +1,333 @@
+/**
+ * `campaignctl`: the operator CLI. Every command validates its input, says what it did, and exits non-zero
+ * with a clear message on failure. `--json` prints machine-readable output instead.
+ *
+ * With `DATABASE_URL` / `TEMPORAL_ADDRESS` unset it talks to the embedded services started by `npm start`.
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { loadConfig, ConfigError, type Config } from '../config.ts';
+import { createContainer, type Container } from '../container.ts';
+import { createOrm, migrateToLatest } from '../db/orm.ts';
+import { withLocalServices } from '../dev/local-services.ts';
+import { toJobView } from '../domain/jobs/jobs.service.ts';
+import { isTerminalJobStatus } from '../domain/jobs/job-status.ts';
+import { AppError } from '../errors.ts';
+import { createLogger } from '../logger.ts';
+
+type Options = Record<string, string | boolean | undefined>;
+
+interface Command {
+  summary: string;
+  usage: string;
+  options: NonNullable<ParseArgsConfig['options']>;
+  run(io: CliIo, options: Options): Promise<void>;
+}
+
+export interface CliIo {
+  config: Config;
+  json: boolean;
+  out(line: string): void;
+  result(value: unknown, human: string): void;
+  container(): Promise<Container>;
+}
+
+class UsageError extends Error {}
+
+function required(options: Options, name: string): string {
+  const value = options[name];
+  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} is required`);
+  return value.trim();
+}
+
+function integer(options: Options, name: string, fallback?: number): number {
+  const value = options[name];
+  if (value === undefined && fallback !== undefined) return fallback;
+  if (typeof value !== 'string' || !/^-?\d+$/.test(value.trim())) throw new UsageError(`--${name} must be a whole number`);
+  return Number(value);
+}
+
+function readPassword(options: Options): string | undefined {
+  if (options['password-stdin']) return readFileSync(0, 'utf8').replace(/\r?\n$/, '');
+  return typeof options.password === 'string' ? options.password : undefined;
+}
+
+const str = { type: 'string' } as const;
+const flag = { type: 'boolean' } as const;
+
+const COMMANDS: Record<string, Command> = {
+  migrate: {
+    summary: 'Apply pending database migrations.',
+    usage: 'migrate',
+    options: {},
+    async run(io) {
+      const orm = await createOrm({ url: io.config.database.url! });
+      try {
+        const applied = await migrateToLatest(orm);
+        io.result({ applied }, applied.length ? `Applied ${applied.length} migration(s): ${applied.join(', ')}` : 'The database is up to date; no migration applied.');
+      } finally {
+        await orm.close();
+      }
+    },
+  },
+
+  'user:create': {
+    summary: 'Create a person who can sign in to the dashboard.',
+    usage: 'user:create --email <email> --name <name> [--password-stdin | --password <password>]',
+    options: { email: str, name: str, password: str, 'password-stdin': flag },
+    async run(io, options) {
+      const { orm, services } = await io.container();
+      const user = await services.workspaces.createUser(orm.em.fork(), {
+        email: required(options, 'email'),
+        name: required(options, 'name'),
+        password: readPassword(options),
+      });
+      io.result({ id: user.id, email: user.email, name: user.name }, `Created user ${user.email} (${user.id}).`);
+    },
+  },
+
+  'workspace:create': {
+    summary: 'Create a workspace owned by an existing user.',
+    usage: 'workspace:create --name <name> --owner <email>',
+    options: { name: str, owner: str },
+    async run(io, options) {
+      const { orm, services } = await io.container();
+      const em = orm.em.fork();
+      const owner = await services.workspaces.requireUserByEmail(em, required(options, 'owner'));
+      const workspace = await services.workspaces.createWorkspace(em, { name: required(options, 'name'), ownerUserId: owner.id });
+      io.result(
+        { id: workspace.id, name: workspace.name, slug: workspace.slug, owner: owner.email },
+        `Created workspace "${workspace.name}" (${workspace.id}, slug ${workspace.slug}) owned by ${owner.email}.`,
+      );
+    },
+  },
+
+  'member:set': {
+    summary: 'Add a user to a workspace with a role, or change their role.',
+    usage: 'member:set --workspace <id> --email <email> --role owner|admin|editor|viewer',
+    options: { workspace: str, email: str, role: str },
+    async run(io, options) {
+      const { orm, services } = await io.container();
+      const { user, membership, created } = await services.workspaces.setMember(orm.em.fork(), required(options, 'workspace'), {
+        email: required(options, 'email'),
+        role: required(options, 'role') as never,
+      });
+      io.result(
+        { workspaceId: membership.workspace.id, userId: user.id, role: membership.role, created },
+        `${created ? 'Added' : 'Updated'} ${user.email} as ${membership.role} of ${membership.workspace.id}.`,
+      );
+    },
+  },
+
+  'key:create': {
+    summary: 'Create a workspace API key; the secret is printed once.',
+    usage: 'key:create --workspace <id> --creator <email> --name <name> [--role editor]',
+    options: { workspace: str, creator: str, name: str, role: str },
+    async run(io, options) {
+      const { orm, services } = await io.container();
+      const em = orm.em.fork();
+      const creator = await services.workspaces.requireUserByEmail(em, required(options, 'creator'));
+      const { key, secret } = await services.workspaces.createApiKey(em, required(options, 'workspace'), {
+        name: required(options, 'name'),
+        role: ((options.role as string | undefined) ?? 'editor') as never,
+        createdByUserId: creator.id,
+      });
+      io.result(
+        { id: key.id, name: key.name, prefix: key.prefix, role: key.role, secret },
+        `Created API key "${key.name}" (${key.id}, role ${key.role}).\nSecret (shown once, store it now): ${secret}`,
+      );
+    },
+  },
+
+  'key:list': {
+    summary: "List a workspace's API keys (never their secrets).",
+    usage: 'key:list --workspace <id>',
+    options: { workspace: str },
+    async run(io, options) {
+      const { orm, services } = await io.container();
+      const keys = await services.workspaces.listApiKeys(orm.em.fork(), required(options, 'workspace'));
+      io.result(
+        keys,
+        keys.length
+          ? keys
+              .map((k) => `${k.id}  ${k.prefix}…  ${k.role.padEnd(6)}  ${k.disabledAt ? 'disabled' : 'active  '}  ${k.name}  (by ${k.createdBy ?? 'unknown'}, last used ${k.lastUsedAt ?? 'never'})`)
+              .join('\n')
+          : 'No API keys.',
+      );
+    },
+  },
+
+  'key:disable': {
+    summary: 'Disable an API key (it stops working at once).',
+    usage: 'key:disable --workspace <id> --key <key id>',
+    options: { workspace: str, key: str },
+    async run(io, options) {
+      const { orm, services } = await io.container();
+      const key = await services.workspaces.disableApiKey(orm.em.fork(), required(options, 'workspace'), required(options, 'key'));
+      io.result({ id: key.id, disabledAt: key.disabledAt?.toISOString() }, `Disabled API key ${key.id} ("${key.name}").`);
+    },
+  },
+
+  'credits:grant': {
+    summary: 'Grant credits to a workspace.',
+    usage: 'credits:grant --workspace <id> --amount <n> [--note <text>] [--idempotency-key <key>]',
+    options: { workspace: str, amount: str, note: str, 'idempotency-key': str },
+    async run(io, options) {
+      const { orm, services } = await io.container();
+      const workspaceId = required(options, 'workspace');
+      const amount = integer(options, 'amount');
+      const idempotencyKey =
+        (options['idempotency-key'] as string | undefined) ?? `operator-grant:${workspaceId}:${Date.now()}:${amount}`;
+      const { entry, replayed } = await services.credits.grant(orm.em.fork(), {
+        workspaceId,
+        amount,
+        idempotencyKey,
+        description: (options.note as string | undefined) ?? 'operator grant',
+        actor: 'operator',
+      });
+      const balance = await services.credits.balance(orm.em.fork(), workspaceId);
+      io.result(
+        { entryId: entry.id, replayed, balance },
+        `${replayed ? 'Already granted (same idempotency key)' : `Granted ${amount} credits`} to ${workspaceId}; available now ${balance.available}.`,
+      );
+    },
+  },
+
+  'credits:balance': {
+    summary: "Show a workspace's credit balance.",
+    usage: 'credits:balance --workspace <id>',
+    options: { workspace: str },
+    async run(io, options) {
+      const { orm, services } = await io.container();
+      const workspaceId = required(options, 'workspace');
+      await services.workspaces.requireWorkspace(orm.em.fork(), workspaceId);
+      const balance = await services.credits.balance(orm.em.fork(), workspaceId);
+      io.result(balance, `Available ${balance.available}, held ${balance.held}, spent ${balance.spent}.`);
+    },
+  },
+
+  'jobs:selftest': {
+    summary: 'Run the job pipeline self-test (N timed steps on the worker).',
+    usage: 'jobs:selftest --workspace <id> [--steps 5] [--step-ms 500] [--key default] [--wait]',
+    options: { workspace: str, steps: str, 'step-ms': str, key: str, wait: flag },
+    async run(io, options) {
+      const container = await io.container();
+      const workspaceId = required(options, 'workspace');
+      const steps = integer(options, 'steps', 5);
+      const stepMs = integer(options, 'step-ms', 500);
+      if (steps < 1 || steps > 1000) throw new UsageError('--steps must be between 1 and 1000');
+      if (stepMs < 0 || stepMs > 60_000) throw new UsageError('--step-ms must be between 0 and 60000');
+      await container.services.workspaces.requireWorkspace(container.orm.em.fork(), workspaceId);
+      const scope = { workspaceId, em: container.orm.em.fork(), actor: 'operator' };
+      const { job, reused } = await container.services.jobs.start(scope, {
+        kind: 'selftest',
+        workflowType: 'selftestWorkflow',
+        businessKey: (options.key as string | undefined) ?? 'default',
+        input: { steps, stepMs },
+        summary: `Self-test: ${steps} steps of ${stepMs} ms`,
+      });
+      io.out(`${reused ? 'A self-test is already running on this key' : 'Started self-test'}: job ${job.id} (workflow ${job.workflowId}).`);
+      if (!options.wait) {
+        io.result(toJobView(job), `Follow it with: campaignctl jobs:get --workspace ${workspaceId} --job ${job.id}`);
+        return;
+      }
+      let current = job;
+      while (!isTerminalJobStatus(current.status)) {
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        current = await container.services.jobs.get({ ...scope, em: container.orm.em.fork() }, job.id);
+        if (!io.json) io.out(`  ${current.status} ${Math.round(current.progress.fraction * 100)}% ${current.progress.message ?? ''}`);
+      }
+      io.result(toJobView(current), `Job ${current.id} ended: ${current.status}.`);
+    },
+  },
+
+  'jobs:get': {
+    summary: 'Show a job of a workspace.',
+    usage: 'jobs:get --workspace <id> --job <id>',
+    options: { workspace: str, job: str },
+    async run(io, options) {
+      const container = await io.container();
+      const scope = { workspaceId: required(options, 'workspace'), em: container.orm.em.fork(), actor: 'operator' };
+      const job = toJobView(await container.services.jobs.get(scope, required(options, 'job')));
+      io.result(job, `${job.id} ${job.kind} ${job.status} ${Math.round(job.progress.fraction * 100)}%${job.error ? ` error: ${job.error.message}` : ''}`);
+    },
+  },
+};
+
+function help(): string {
+  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(18)} ${c.summary}`);
+  return `campaignctl <command> [options] [--json]\n\nCommands:\n${lines.join('\n')}\n\nRun "campaignctl <command> --help" for its options.`;
+}
+
+export async function runCli(argv: string[], env: Record<string, string | undefined>, write = (s: string) => process.stdout.write(s)): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === 'help') {
+    write(`${help()}\n`);
+    return name ? 0 : 2;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    process.stderr.write(`Unknown command "${name}".\n\n${help()}\n`);
+    return 2;
+  }
+  let options: Options;
+  try {
+    options = parseArgs({ args: rest, options: { ...command.options, json: flag, help: flag }, strict: true, allowPositionals: false }).values as Options;
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\nUsage: campaignctl ${command.usage}\n`);
+    return 2;
+  }
+  if (options.help) {
+    write(`${command.summary}\nUsage: campaignctl ${command.usage}\n`);
+    return 0;
+  }
+  let config: Config;
+  try {
+    config = withLocalServices(loadConfig(env));
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      return 78;
+    }
+    throw error;
+  }
+  let container: Container | undefined;
+  const json = Boolean(options.json);
+  const io: CliIo = {
+    config,
+    json,
+    out: (line) => {
+      if (!json) write(`${line}\n`);
+    },
+    result: (value, human) => write(json ? `${JSON.stringify(value, null, 2)}\n` : `${human}\n`),
+    container: async () => {
+      container ??= await createContainer(config, {
+        log: createLogger({ level: 'warn', name: 'cli' }),
+        migrate: false,
+        lazyTemporal: true,
+      });
+      return container;
+    },
+  };
+  try {
+    await command.run(io, options);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`${error.message}\nUsage: campaignctl ${command.usage}\n`);
+      return 2;
+    }
+    if (error instanceof AppError) {
+      process.stderr.write(`Error (${error.code}): ${error.message}\n`);
+      return 1;
+    }
+    const message = (error as Error).message ?? String(error);
+    if (/ECONNREFUSED|connect/i.test(message)) {
+      process.stderr.write(`Cannot reach the database or Temporal (${message}). Is the platform running (npm start)?\n`);
+      return 1;
+    }
+    throw error;
+  } finally {
+    await container?.close();
+  }
+}

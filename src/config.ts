@@ -1,0 +1,275 @@
+/**
+ * Configuration: the only module that reads `process.env`.
+ *
+ * Every entry point (API, worker, CLI, dev stack) calls `loadConfig` once at boot and passes the result down
+ * through factories. A bad or missing value stops the process with one message that names every problem,
+ * instead of failing later on first use.
+ */
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { z } from 'zod';
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** An absolute http(s) URL without query or fragment, normalised to have no trailing slash. */
+const originUrl = z
+  .string({ error: 'is required' })
+  .trim()
+  .refine((value) => {
+    try {
+      const url = new URL(value);
+      return (url.protocol === 'http:' || url.protocol === 'https:') && !url.search && !url.hash;
+    } catch {
+      return false;
+    }
+  }, 'must be an absolute http(s) URL without query or fragment, e.g. https://app.example.com')
+  .transform((value) => value.replace(/\/+$/, ''));
+
+const port = z.coerce
+  .number({ error: 'must be a number' })
+  .int('must be an integer')
+  .min(1, 'must be between 1 and 65535')
+  .max(65535, 'must be between 1 and 65535');
+
+const optionalString = z
+  .string()
+  .trim()
+  .optional()
+  .transform((value) => (value === '' ? undefined : value));
+
+const booleanFlag = z
+  .enum(['true', 'false', '1', '0', ''], { error: 'must be true or false' })
+  .optional()
+  .transform((value) => value === 'true' || value === '1');
+
+const secretList = z
+  .string({ error: 'is required (comma-separated secrets of at least 32 characters each)' })
+  .transform((value) =>
+    value
+      .split(',')
+      .map((part) => part.trim())
+      .filter(Boolean),
+  )
+  .refine((keys) => keys.length > 0, 'must contain at least one secret')
+  .refine((keys) => keys.every((key) => key.length >= 32), 'every secret must be at least 32 characters long');
+
+const hostname = z
+  .string({ error: 'is required' })
+  .trim()
+  .toLowerCase()
+  .regex(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/, {
+    message: 'must be a DNS hostname without scheme or port, e.g. sites.example.com',
+  });
+
+const EnvSchema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+
+  HTTP_HOST: z.string().trim().min(1).default('127.0.0.1'),
+  HTTP_PORT: port.default(3000),
+  TRUST_PROXY: booleanFlag,
+
+  BASE_URL: originUrl.optional(),
+  PLATFORM_URL: originUrl.optional(),
+  AUTH_URL: originUrl.optional(),
+  BRAND_ROOT_DOMAIN: hostname.optional(),
+
+  DATABASE_URL: optionalString.pipe(
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// connection URL')
+      .optional(),
+  ),
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  DATA_DIR: z.string().trim().min(1).default('.data'),
+  EMBEDDED_POSTGRES_PORT: port.default(54329),
+
+  TEMPORAL_ADDRESS: optionalString.pipe(
+    z
+      .string()
+      .regex(/^[^\s:/]+:\d+$/, 'must be host:port, e.g. 127.0.0.1:7233')
+      .optional(),
+  ),
+  TEMPORAL_NAMESPACE: z.string().trim().min(1).default('default'),
+  TEMPORAL_TASK_QUEUE: z.string().trim().min(1).default('campaign-platform'),
+  TEMPORAL_CLI_PATH: optionalString,
+  TOOLS_DIR: z.string().trim().min(1).default('.tools'),
+  TEMPORAL_DEV_PORT: port.default(7233),
+  TEMPORAL_UI_PORT: port.default(8233),
+  TEMPORAL_UI_URL: optionalString,
+  WORKFLOW_BUNDLE_PATH: optionalString,
+
+  COOKIE_SECRETS: secretList.optional(),
+  ALLOWED_ORIGINS: z
+    .string()
+    .optional()
+    .transform((value) =>
+      (value ?? '')
+        .split(',')
+        .map((origin) => origin.trim().replace(/\/+$/, ''))
+        .filter(Boolean),
+    )
+    .refine(
+      (origins) => origins.every((origin) => /^https?:\/\/[^/\s]+$/.test(origin)),
+      'must be a comma-separated list of origins like https://inspector.example.com',
+    ),
+});
+
+/**
+ * Outside production the public URLs default to `*.localhost` names on one port (browsers and curl resolve
+ * every `*.localhost` name to loopback), so a fresh clone runs with no configuration at all.
+ */
+function developmentUrls(portNumber: number) {
+  return {
+    BASE_URL: `http://localhost:${portNumber}`,
+    PLATFORM_URL: `http://app.localhost:${portNumber}`,
+    AUTH_URL: `http://auth.localhost:${portNumber}`,
+    BRAND_ROOT_DOMAIN: 'sites.localhost',
+  };
+}
+
+export type Env = Record<string, string | undefined>;
+
+export interface Config {
+  env: 'development' | 'test' | 'production';
+  logLevel: (typeof LOG_LEVELS)[number];
+  http: { host: string; port: number; trustProxy: boolean };
+  urls: {
+    /** Root public site: anonymous, no cookies, no credentials. */
+    base: string;
+    /** Application host: `/api/mcp`, the dashboard, protected-resource metadata. */
+    platform: string;
+    /** Authorization server issuer (no path). */
+    auth: string;
+    /** The MCP endpoint, also the RFC 8707 resource identifier and token audience. */
+    mcp: string;
+    /** Brand sites live at `<slug>.<brandRootDomain>`. */
+    brandRootDomain: string;
+  };
+  database: {
+    /** Unset means: start the embedded PostgreSQL (dev stack and tests do that, then set it). */
+    url: string | undefined;
+    poolMax: number;
+    embeddedPort: number;
+  };
+  dataDir: string;
+  temporal: {
+    /** Unset means: start the local Temporal dev server. */
+    address: string | undefined;
+    namespace: string;
+    taskQueue: string;
+    cliPath: string | undefined;
+    /** Where `scripts/install-temporal.ts` builds and caches the Temporal CLI. */
+    toolsDir: string;
+    devPort: number;
+    uiPort: number;
+    uiUrl: string | undefined;
+    workflowBundlePath: string | undefined;
+  };
+  secrets: { cookieKeys: string[] };
+  /** Browser origins allowed to call `/api/mcp` besides the platform's own (DNS-rebinding protection). */
+  allowedOrigins: string[];
+}
+
+/** Thrown by `loadConfig`; `problems` holds one line per offending variable. */
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((line) => `  - ${line}`).join('\n')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+/** Parses and validates an environment. Pure: pass `process.env` at the edge, a literal object in tests. */
+export function loadConfig(env: Env): Config {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => {
+      const key = issue.path.join('.') || '(environment)';
+      const message = issue.code === 'invalid_type' && env[key] === undefined ? 'is required' : issue.message;
+      return `${key} ${message}`;
+    });
+    throw new ConfigError(problems);
+  }
+  const e = parsed.data;
+  const crossProblems: string[] = [];
+  if (e.NODE_ENV === 'production') {
+    for (const key of ['BASE_URL', 'PLATFORM_URL', 'AUTH_URL', 'BRAND_ROOT_DOMAIN', 'COOKIE_SECRETS'] as const) {
+      if (!e[key]) crossProblems.push(`${key} is required in production`);
+    }
+    if (crossProblems.length > 0) throw new ConfigError(crossProblems);
+  }
+  const defaults = developmentUrls(e.HTTP_PORT);
+  const baseUrl = e.BASE_URL ?? defaults.BASE_URL;
+  const platformUrl = e.PLATFORM_URL ?? defaults.PLATFORM_URL;
+  const authUrl = e.AUTH_URL ?? defaults.AUTH_URL;
+  const brandRootDomain = e.BRAND_ROOT_DOMAIN ?? defaults.BRAND_ROOT_DOMAIN;
+  // Outside production a missing secret gets a random one per process: sessions then end on restart, which is
+  // acceptable for development (the dev stack persists one in DATA_DIR so that they survive restarts).
+  const cookieKeys = e.COOKIE_SECRETS ?? [randomBytes(32).toString('base64url')];
+  if (new URL(authUrl).pathname !== '/') {
+    crossProblems.push('AUTH_URL must not have a path: it is the OAuth issuer and RFC 8414 metadata sits at its root');
+  }
+  const hosts = [baseUrl, platformUrl, authUrl].map((u) => new URL(u).host);
+  if (new Set(hosts).size !== hosts.length) {
+    crossProblems.push('BASE_URL, PLATFORM_URL and AUTH_URL must use three different hosts (requests are dispatched by Host)');
+  }
+  const platformHost = new URL(platformUrl).hostname;
+  if (platformHost.endsWith(`.${brandRootDomain}`)) {
+    crossProblems.push('PLATFORM_URL must not be a subdomain of BRAND_ROOT_DOMAIN (it would be taken for a brand site)');
+  }
+  if (e.NODE_ENV === 'production' && !e.DATABASE_URL) {
+    crossProblems.push('DATABASE_URL is required in production (the embedded PostgreSQL is for development only)');
+  }
+  if (e.NODE_ENV === 'production' && !e.TEMPORAL_ADDRESS) {
+    crossProblems.push('TEMPORAL_ADDRESS is required in production (the Temporal dev server is for development only)');
+  }
+  if (crossProblems.length > 0) throw new ConfigError(crossProblems);
+
+  return {
+    env: e.NODE_ENV,
+    logLevel: e.LOG_LEVEL,
+    http: { host: e.HTTP_HOST, port: e.HTTP_PORT, trustProxy: e.TRUST_PROXY },
+    urls: {
+      base: baseUrl,
+      platform: platformUrl,
+      auth: authUrl,
+      mcp: `${platformUrl}/api/mcp`,
+      brandRootDomain,
+    },
+    database: { url: e.DATABASE_URL, poolMax: e.DATABASE_POOL_MAX, embeddedPort: e.EMBEDDED_POSTGRES_PORT },
+    dataDir: path.resolve(e.DATA_DIR),
+    temporal: {
+      address: e.TEMPORAL_ADDRESS,
+      namespace: e.TEMPORAL_NAMESPACE,
+      taskQueue: e.TEMPORAL_TASK_QUEUE,
+      cliPath: e.TEMPORAL_CLI_PATH,
+      toolsDir: path.resolve(e.TOOLS_DIR),
+      devPort: e.TEMPORAL_DEV_PORT,
+      uiPort: e.TEMPORAL_UI_PORT,
+      uiUrl: e.TEMPORAL_UI_URL,
+      workflowBundlePath: e.WORKFLOW_BUNDLE_PATH,
+    },
+    secrets: { cookieKeys },
+    allowedOrigins: [new URL(platformUrl).origin, ...e.ALLOWED_ORIGINS],
+  };
+}
+
+/** Entry-point helper: validate `process.env` or exit non-zero with the list of problems. */
+export function loadConfigOrExit(env: Env = process.env): Config {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\nSee .env.example for every variable and its meaning.\n`);
+      process.exit(78); // EX_CONFIG
+    }
+    throw error;
+  }
+}
+
+/** The process environment, for the few entry points that hand it on to child processes. */
+export function processEnv(): Env {
+  return process.env;
+}

@@ -1,0 +1,83 @@
+/**
+ * Composition root of the API process: builds every long-lived dependency once and hands it down.
+ * A plain object, no DI framework. Tests build their own containers against the test database and server.
+ */
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Config } from './config.ts';
+import { createOrm, migrateToLatest } from './db/orm.ts';
+import { createCreditsService } from './domain/credits/credits.service.ts';
+import { createJobsService } from './domain/jobs/jobs.service.ts';
+import { createHealthService } from './domain/platform/health.service.ts';
+import { createOrganizationService } from './domain/workspaces/organization.service.ts';
+import { createWorkspacesService } from './domain/workspaces/workspaces.service.ts';
+import { createLogger, type Logger } from './logger.ts';
+import { connectTemporalClient, type TemporalClient } from './temporal/connection.ts';
+import { ensureSearchAttributes } from './temporal/search-attributes.ts';
+import { createTemporalJobLauncher } from './temporal/temporal-job-launcher.ts';
+import { UnavailableError } from './errors.ts';
+import { brandSiteUrl } from './http/hosts.ts';
+
+export interface Container {
+  config: Config;
+  log: Logger;
+  orm: MikroORM;
+  temporal: TemporalClient;
+  services: ReturnType<typeof createServices>;
+  close(): Promise<void>;
+}
+
+function createServices(config: Config, orm: MikroORM, temporal: TemporalClient) {
+  const credits = createCreditsService();
+  const launcher = createTemporalJobLauncher(temporal.client, config.temporal.taskQueue);
+  return {
+    workspaces: createWorkspacesService(),
+    credits,
+    jobs: createJobsService({ launcher }),
+    health: createHealthService({ orm, temporal: temporal.connection, namespace: config.temporal.namespace }),
+    organization: createOrganizationService({ credits, brandSiteUrl: (slug) => brandSiteUrl(config, slug) }),
+  };
+}
+
+export interface ContainerOptions {
+  /** Apply pending migrations at start (the API and the worker both do; an advisory lock serialises them). */
+  migrate?: boolean;
+  /** Connect to Temporal on first use instead of at start (the CLI), skipping search-attribute set-up. */
+  lazyTemporal?: boolean;
+  log?: Logger;
+}
+
+export async function createContainer(config: Config, options: ContainerOptions = {}): Promise<Container> {
+  const log = options.log ?? createLogger({ level: config.logLevel, name: 'api' });
+  if (!config.database.url) {
+    throw new UnavailableError('DATABASE_URL is not set: start the platform with `npm start`, which starts the embedded PostgreSQL');
+  }
+  if (!config.temporal.address) {
+    throw new UnavailableError('TEMPORAL_ADDRESS is not set: start the platform with `npm start`, which starts the Temporal dev server');
+  }
+  const orm = await createOrm({ url: config.database.url, poolMax: config.database.poolMax });
+  try {
+    if (options.migrate !== false) {
+      const applied = await migrateToLatest(orm);
+      if (applied.length) log.info({ applied }, 'applied database migrations');
+    }
+    const temporal = await connectTemporalClient(config, config.temporal.address, options.lazyTemporal);
+    if (!options.lazyTemporal) {
+      const added = await ensureSearchAttributes(temporal.connection.operatorService, config.temporal.namespace);
+      if (added.length) log.info({ added }, 'registered Temporal search attributes');
+    }
+    return {
+      config,
+      log,
+      orm,
+      temporal,
+      services: createServices(config, orm, temporal),
+      async close() {
+        await temporal.connection.close();
+        await orm.close();
+      },
+    };
+  } catch (error) {
+    await orm.close();
+    throw error;
+  }
+}

@@ -1,0 +1,17 @@
+/** Every entity schema, listed explicitly: no folder scanning, so the same list works from source and from dist. */
+import { CreditLedgerEntrySchema } from '../domain/credits/credit-ledger-entry.entity.ts';
+import { JobSchema, JobStepSchema } from '../domain/jobs/job.entity.ts';
+import { ApiKeySchema } from '../domain/workspaces/api-key.entity.ts';
+import { MembershipSchema } from '../domain/workspaces/membership.entity.ts';
+import { UserSchema } from '../domain/workspaces/user.entity.ts';
+import { WorkspaceSchema } from '../domain/workspaces/workspace.entity.ts';
+
+export const ENTITY_SCHEMAS = [
+  UserSchema,
+  WorkspaceSchema,
+  MembershipSchema,
+  ApiKeySchema,
+  CreditLedgerEntrySchema,
+  JobSchema,
+  JobStepSchema,
+];

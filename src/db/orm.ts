@@ -1,0 +1,58 @@
+/**
+ * MikroORM on PostgreSQL: one factory for the API, the worker, the CLI and the tests.
+ */
+import { MikroORM, type Options } from '@mikro-orm/postgresql';
+import { Migrator } from '@mikro-orm/migrations';
+import { ENTITY_SCHEMAS } from './entities.ts';
+import { MIGRATIONS } from './migrations/index.ts';
+
+export interface OrmOptions {
+  url: string;
+  poolMax?: number;
+  /** Log every SQL statement (development aid). */
+  debug?: boolean;
+}
+
+export function ormOptions(options: OrmOptions): Options {
+  return {
+    clientUrl: options.url,
+    entities: ENTITY_SCHEMAS,
+    extensions: [Migrator],
+    // Timestamps are timestamptz and always read and written in UTC.
+    forceUtcTimezone: true,
+    debug: options.debug ?? false,
+    pool: { min: 0, max: options.poolMax ?? 10 },
+    // The global EntityManager is never used for work: every request and every activity forks its own.
+    allowGlobalContext: false,
+    migrations: {
+      path: 'src/db/migrations',
+      migrationsList: MIGRATIONS,
+      // Migrations are committed code; running them must not write snapshot files into the source tree.
+      snapshot: false,
+      snapshotOnMigrate: false,
+      transactional: true,
+      allOrNothing: true,
+      silent: true,
+    },
+  };
+}
+
+export async function createOrm(options: OrmOptions): Promise<MikroORM> {
+  return MikroORM.init(ormOptions(options));
+}
+
+/**
+ * Applies pending migrations under a PostgreSQL advisory lock, so that an API and a worker starting at the
+ * same moment (or several API instances) never run the same migration twice.
+ */
+export async function migrateToLatest(orm: MikroORM): Promise<string[]> {
+  const lockKey = 7_340_211; // arbitrary, fixed: "campaign-platform migrations"
+  const em = orm.em.fork();
+  // The lock lives in this transaction's connection; the migrator runs on another one, and a second process
+  // waits here until the first one's migrations have committed.
+  return em.transactional(async (tx) => {
+    await tx.getConnection().execute('select pg_advisory_xact_lock(?)', [lockKey], 'all', tx.getTransactionContext());
+    const applied = await orm.migrator.up();
+    return applied.map((migration) => migration.name);
+  });
+}

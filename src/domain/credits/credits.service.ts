@@ -1,0 +1,187 @@
+/**
+ * The credit ledger: append-only, double-entry, idempotent.
+ *
+ * Balances are derived from the entries, never stored. Every posting that takes credits out of `available`
+ * (reserve, spend, revoke) runs in a transaction holding a per-workspace advisory lock, so concurrent spends
+ * are serialised and the available balance can never go below zero. Every posting carries an idempotency
+ * key: posting the same key again returns the first entry (and refuses if the parameters differ).
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { z } from 'zod';
+import { ConflictError, InsufficientCreditsError, NotFoundError } from '../../errors.ts';
+import { parseInput } from '../shared/validate.ts';
+import { Workspace } from '../workspaces/workspace.entity.ts';
+import {
+  CreditLedgerEntry,
+  type CreditAccount,
+  type CreditEntryKind,
+} from './credit-ledger-entry.entity.ts';
+
+export interface CreditBalance {
+  /** Spendable now. */
+  available: number;
+  /** Reserved by running jobs; captured as steps complete or released when they end. */
+  held: number;
+  /** Spent over the workspace's lifetime. */
+  spent: number;
+}
+
+const ROUTES: Record<CreditEntryKind, { from: CreditAccount; to: CreditAccount }> = {
+  grant: { from: 'external', to: 'available' },
+  reserve: { from: 'available', to: 'held' },
+  capture: { from: 'held', to: 'spent' },
+  release: { from: 'held', to: 'available' },
+  spend: { from: 'available', to: 'spent' },
+  revoke: { from: 'available', to: 'external' },
+};
+
+const PostingSchema = z.object({
+  workspaceId: z.string().min(1),
+  amount: z
+    .number({ error: 'must be a number' })
+    .int('must be a whole number of credits')
+    .positive('must be positive')
+    .max(100_000_000, 'must be at most 100,000,000'),
+  idempotencyKey: z.string().trim().min(1, 'must not be empty').max(200),
+  reference: z.string().max(200).nullish(),
+  description: z.string().max(500).nullish(),
+  actor: z.string().min(1).max(200),
+});
+export type PostingInput = z.input<typeof PostingSchema>;
+
+const LOCK_NAMESPACE = 'credits:';
+
+/** Internal signal: a release found nothing held, so there is nothing to post. */
+class NothingHeld extends Error {}
+
+export function createCreditsService() {
+  async function balanceIn(em: EntityManager, workspaceId: string): Promise<CreditBalance> {
+    const rows = await em.getConnection().execute<
+      { available: string | null; held: string | null; spent: string | null }[]
+    >(
+      `select
+         sum(case when to_account = 'available' then amount when from_account = 'available' then -amount else 0 end) as available,
+         sum(case when to_account = 'held' then amount when from_account = 'held' then -amount else 0 end) as held,
+         sum(case when to_account = 'spent' then amount else 0 end) as spent
+       from credit_ledger_entries where workspace_id = ?`,
+      [workspaceId],
+      'all',
+      em.getTransactionContext(),
+    );
+    const row = rows[0];
+    return { available: Number(row?.available ?? 0), held: Number(row?.held ?? 0), spent: Number(row?.spent ?? 0) };
+  }
+
+  /** Credits still held for a reference (a job): reserved minus captured minus released. */
+  async function heldFor(em: EntityManager, workspaceId: string, reference: string): Promise<number> {
+    const rows = await em.getConnection().execute<{ held: string | null }[]>(
+      `select sum(case when to_account = 'held' then amount when from_account = 'held' then -amount else 0 end) as held
+       from credit_ledger_entries where workspace_id = ? and reference = ?`,
+      [workspaceId, reference],
+      'all',
+      em.getTransactionContext(),
+    );
+    return Number(rows[0]?.held ?? 0);
+  }
+
+  function sameParameters(entry: CreditLedgerEntry, kind: CreditEntryKind, workspaceId: string, amount: number) {
+    return entry.kind === kind && entry.workspace.id === workspaceId && entry.amount === amount;
+  }
+
+  /**
+   * Posts one entry. `check` runs under the workspace lock, before the insert, with the current balance;
+   * it throws to refuse the posting.
+   */
+  async function post(
+    rootEm: EntityManager,
+    kind: CreditEntryKind,
+    input: PostingInput,
+    check?: (tx: EntityManager, balance: CreditBalance, amount: number) => Promise<void>,
+    /** For postings whose amount is only known under the lock (release of what remains held). */
+    amountUnderLock?: () => number,
+  ): Promise<{ entry: CreditLedgerEntry; replayed: boolean }> {
+    const data = parseInput(PostingSchema, input, `${kind} posting`);
+    return rootEm.fork().transactional(async (tx) => {
+      await tx
+        .getConnection()
+        .execute('select pg_advisory_xact_lock(hashtext(?))', [LOCK_NAMESPACE + data.workspaceId], 'all', tx.getTransactionContext());
+      const previous = await tx.findOne(CreditLedgerEntry, { idempotencyKey: data.idempotencyKey });
+      if (previous) {
+        if (!amountUnderLock && !sameParameters(previous, kind, data.workspaceId, data.amount)) {
+          throw new ConflictError(
+            `Idempotency key ${data.idempotencyKey} was already used for a different ${previous.kind} of ${previous.amount} credits`,
+          );
+        }
+        return { entry: previous, replayed: true };
+      }
+      if (!(await tx.count(Workspace, { id: data.workspaceId }))) throw new NotFoundError('Workspace', data.workspaceId);
+      if (check) await check(tx, await balanceIn(tx, data.workspaceId), data.amount);
+      const route = ROUTES[kind];
+      const entry = tx.create(CreditLedgerEntry, {
+        workspace: data.workspaceId,
+        kind,
+        fromAccount: route.from,
+        toAccount: route.to,
+        amount: amountUnderLock ? amountUnderLock() : data.amount,
+        idempotencyKey: data.idempotencyKey,
+        reference: data.reference ?? null,
+        description: data.description ?? null,
+        actor: data.actor,
+      });
+      await tx.flush();
+      return { entry, replayed: false };
+    });
+  }
+
+  async function requireAvailable(_tx: EntityManager, balance: CreditBalance, amount: number): Promise<void> {
+    if (balance.available < amount) throw new InsufficientCreditsError(amount, balance.available);
+  }
+
+  return {
+    balance: (em: EntityManager, workspaceId: string) => balanceIn(em, workspaceId),
+    heldFor,
+
+    /** Operator grant (credits enter the workspace). */
+    grant: (em: EntityManager, input: PostingInput) => post(em, 'grant', input),
+
+    /** Operator revoke: takes available credits back out; never below zero. */
+    revoke: (em: EntityManager, input: PostingInput) => post(em, 'revoke', input, requireAvailable),
+
+    /** A one-shot paid call. */
+    spend: (em: EntityManager, input: PostingInput) => post(em, 'spend', input, requireAvailable),
+
+    /** Holds credits for a job at its start; refused when the balance does not cover it. */
+    reserve: (em: EntityManager, input: PostingInput & { reference: string }) =>
+      post(em, 'reserve', input, requireAvailable),
+
+    /** Turns held credits into spent ones as a step completes; never more than is still held. */
+    capture: (em: EntityManager, input: PostingInput & { reference: string }) =>
+      post(em, 'capture', input, async (tx, _balance, amount) => {
+        const held = await heldFor(tx, input.workspaceId, input.reference);
+        if (held < amount) throw new ConflictError(`Cannot capture ${amount} credits: only ${held} are held for ${input.reference}`);
+      }),
+
+    /**
+     * Returns whatever is still held for a reference to the available balance. Idempotent, and a no-op when
+     * nothing is held (returns null then).
+     */
+    async releaseRemaining(
+      em: EntityManager,
+      input: Omit<PostingInput, 'amount'> & { reference: string },
+    ): Promise<{ entry: CreditLedgerEntry; replayed: boolean } | null> {
+      // The amount is whatever is held at the moment of posting, so it is computed under the workspace lock.
+      let amount = 0;
+      try {
+        return await post(em, 'release', { ...input, amount: 1 }, async (tx) => {
+          amount = await heldFor(tx, input.workspaceId, input.reference);
+          if (amount <= 0) throw new NothingHeld();
+        }, () => amount);
+      } catch (error) {
+        if (error instanceof NothingHeld) return null;
+        throw error;
+      }
+    },
+  };
+}
+
+export type CreditsService = ReturnType<typeof createCreditsService>;

@@ -1,0 +1,26 @@
+/**
+ * The port through which domain services start and steer long jobs. Implemented over Temporal in
+ * `temporal/temporal-job-launcher.ts`; services never touch the Temporal client directly.
+ */
+export interface StartWorkflowRequest {
+  workflowType: string;
+  workflowId: string;
+  /** The single argument of the workflow function. */
+  input: Record<string, unknown>;
+  workspaceId: string;
+  kind: string;
+  campaignId?: string | null;
+  /** One line shown in the Temporal UI, e.g. `Generate campaign "Autumn roast" (ws_…)`. */
+  summary: string;
+}
+
+export type WorkflowState = 'running' | 'completed' | 'failed' | 'cancelled' | 'terminated' | 'timed_out';
+
+export interface JobLauncher {
+  /** Starts the workflow, or returns the open run with that id. Resolves with the run id. */
+  start(request: StartWorkflowRequest): Promise<{ runId: string }>;
+  /** The state of one run, or null when Temporal no longer knows it (retention passed). */
+  describe(workflowId: string, runId: string): Promise<WorkflowState | null>;
+  /** Requests cooperative cancellation; a no-op for closed runs. */
+  cancel(workflowId: string, runId: string): Promise<void>;
+}

@@ -1,0 +1,217 @@
+/**
+ * The job mechanism every long job goes through: a `Job` row plus a Temporal workflow under a business
+ * workflow id.
+ *
+ * Starting: under a per-key advisory lock, a job that is still active on the same key is returned as is
+ * (agents poll, they do not restart); otherwise a new row is written and its workflow started with the
+ * conflict policy "use existing". The row then claims the run id Temporal returned. If that run still belongs
+ * to the previous job on the key (its row is already terminal but the run is a few milliseconds from closing),
+ * the claim is refused by the unique (workflow id, run id) constraint and the start is retried.
+ *
+ * Reading: status and progress come from the row, which activities keep current; no read touches Temporal.
+ */
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { NotFoundError, UnavailableError } from '../../errors.ts';
+import { newId } from '../shared/ids.ts';
+import type { WorkspaceScope } from '../shared/scope.ts';
+import { workflowIdFor } from '../../temporal/workflow-ids.ts';
+import type { JobLauncher, WorkflowState } from './job-launcher.ts';
+import { TERMINAL_JOB_STATUSES, type JobStatus } from './job-status.ts';
+import { Job } from './job.entity.ts';
+
+export interface StartJobRequest {
+  /** Job kind, also the first part of the workflow id and the `JobKind` search attribute. */
+  kind: string;
+  /** Registered workflow function name. */
+  workflowType: string;
+  /** Business key within the workspace, e.g. the campaign id: one active job per key. */
+  businessKey: string;
+  subjectId?: string | null;
+  campaignId?: string | null;
+  /** Stored on the row and passed to the workflow (with `jobId` and `workspaceId` added). */
+  input: Record<string, unknown>;
+  summary: string;
+}
+
+export interface JobView {
+  id: string;
+  kind: string;
+  status: JobStatus;
+  progress: Job['progress'];
+  result: Job['result'];
+  error: Job['error'];
+  subjectId: string | null;
+  createdAt: string;
+  updatedAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+  cancelRequestedAt: string | null;
+}
+
+export function toJobView(job: Job): JobView {
+  return {
+    id: job.id,
+    kind: job.kind,
+    status: job.status,
+    progress: job.progress,
+    result: job.result ?? null,
+    error: job.error ?? null,
+    subjectId: job.subjectId ?? null,
+    createdAt: job.createdAt.toISOString(),
+    updatedAt: job.updatedAt.toISOString(),
+    startedAt: job.startedAt?.toISOString() ?? null,
+    finishedAt: job.finishedAt?.toISOString() ?? null,
+    cancelRequestedAt: job.cancelRequestedAt?.toISOString() ?? null,
+  };
+}
+
+const CLOSED_TO_STATUS: Record<Exclude<WorkflowState, 'running'>, JobStatus> = {
+  completed: 'succeeded',
+  failed: 'failed',
+  cancelled: 'cancelled',
+  terminated: 'failed',
+  timed_out: 'failed',
+};
+
+/** How long a start waits for the previous run on the same key to close before giving up. */
+const CLAIM_ATTEMPTS = 50;
+const CLAIM_BACKOFF_MS = 100;
+
+export function createJobsService(deps: { launcher: JobLauncher }) {
+  const { launcher } = deps;
+
+  /**
+   * Brings a row that claims to be active in line with Temporal when its run has closed without the workflow
+   * recording the outcome (terminated by an operator, or lost to retention).
+   */
+  async function reconcile(tx: EntityManager, job: Job): Promise<boolean> {
+    if (!job.runId) return false;
+    const state = await launcher.describe(job.workflowId, job.runId);
+    if (state === 'running') return false;
+    job.status = state ? CLOSED_TO_STATUS[state] : 'failed';
+    job.finishedAt = new Date();
+    if (job.status === 'failed' && !job.error) {
+      job.error = { code: `workflow_${state ?? 'lost'}`, message: `The job's workflow ended as ${state ?? 'unknown'}` };
+    }
+    await tx.flush();
+    return true;
+  }
+
+  async function findActive(tx: EntityManager, workspaceId: string, workflowId: string): Promise<Job | null> {
+    return tx.findOne(
+      Job,
+      { workspace: workspaceId, workflowId, status: { $nin: [...TERMINAL_JOB_STATUSES] } },
+      { orderBy: { createdAt: 'desc' } },
+    );
+  }
+
+  return {
+    /**
+     * Starts a job, or returns the active job on the same business key. `reused` tells which happened.
+     */
+    async start(scope: WorkspaceScope, request: StartJobRequest): Promise<{ job: Job; reused: boolean }> {
+      const workflowId = workflowIdFor(request.kind, scope.workspaceId, request.businessKey);
+      const decision = await scope.em.fork().transactional(async (tx) => {
+        await tx
+          .getConnection()
+          .execute('select pg_advisory_xact_lock(hashtext(?))', [`job:${workflowId}`], 'all', tx.getTransactionContext());
+        const active = await findActive(tx, scope.workspaceId, workflowId);
+        if (active && !(await reconcile(tx, active))) {
+          // A row without a run id means its starter died between writing the row and starting the
+          // workflow; starting again under the same job id completes what it began.
+          return { job: active, reused: active.runId !== null };
+        }
+        const job = tx.create(Job, {
+          id: newId('job'),
+          workspace: scope.workspaceId,
+          kind: request.kind,
+          status: 'queued',
+          workflowId,
+          runId: null,
+          subjectId: request.subjectId ?? null,
+          input: request.input,
+          progress: { fraction: 0 },
+          result: null,
+          error: null,
+          createdBy: scope.actor,
+        });
+        await tx.flush();
+        return { job, reused: false };
+      });
+      if (decision.reused) return decision;
+
+      const job = decision.job;
+      for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt += 1) {
+        const { runId } = await launcher.start({
+          workflowType: request.workflowType,
+          workflowId,
+          input: { ...request.input, jobId: job.id, workspaceId: scope.workspaceId },
+          workspaceId: scope.workspaceId,
+          kind: request.kind,
+          campaignId: request.campaignId ?? null,
+          summary: request.summary,
+        });
+        try {
+          const em = scope.em.fork();
+          const claimed = await em.nativeUpdate(
+            Job,
+            { id: job.id, $or: [{ runId: null }, { runId }] },
+            { runId, updatedAt: new Date() },
+          );
+          if (claimed === 1) {
+            const fresh = await em.findOneOrFail(Job, { id: job.id });
+            return { job: fresh, reused: false };
+          }
+          // Another starter already bound this row to a different run: that run is the job.
+          const fresh = await em.findOneOrFail(Job, { id: job.id });
+          return { job: fresh, reused: true };
+        } catch (error) {
+          if (!(error instanceof UniqueConstraintViolationException)) throw error;
+          // The run belongs to the previous job on this key and is about to close; try again shortly.
+          await sleep(CLAIM_BACKOFF_MS);
+        }
+      }
+      throw new UnavailableError(
+        `The previous job on ${workflowId} has not finished closing; retry in a few seconds (job ${job.id} is queued)`,
+      );
+    },
+
+    /** Reads a job of the caller's workspace; another workspace's job id is "not found". */
+    async get(scope: WorkspaceScope, jobId: string): Promise<Job> {
+      const job = await scope.em.findOne(Job, { id: jobId, workspace: scope.workspaceId });
+      if (!job) throw new NotFoundError('Job', jobId);
+      return job;
+    },
+
+    /** The most recent job of a kind on a subject (e.g. the latest generation of a campaign). */
+    async latestFor(scope: WorkspaceScope, kind: string, subjectId: string): Promise<Job | null> {
+      return scope.em.findOne(
+        Job,
+        { workspace: scope.workspaceId, kind, subjectId },
+        { orderBy: { createdAt: 'desc', id: 'desc' } },
+      );
+    },
+
+    /**
+     * Requests cooperative cancellation. The row records the request at once; the workflow decides the final
+     * state (it may still complete). Cancelling a finished job changes nothing.
+     */
+    async requestCancel(scope: WorkspaceScope, jobId: string): Promise<Job> {
+      const em = scope.em.fork();
+      const job = await em.findOne(Job, { id: jobId, workspace: scope.workspaceId });
+      if (!job) throw new NotFoundError('Job', jobId);
+      if (TERMINAL_JOB_STATUSES.includes(job.status)) return job;
+      if (!job.cancelRequestedAt) {
+        job.cancelRequestedAt = new Date();
+        job.status = 'cancel_requested';
+        await em.flush();
+      }
+      if (job.runId) await launcher.cancel(job.workflowId, job.runId);
+      return job;
+    },
+  };
+}
+
+export type JobsService = ReturnType<typeof createJobsService>;

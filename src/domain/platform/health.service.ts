@@ -1,0 +1,74 @@
+/**
+ * Reachability of the platform's dependencies, for `get_platform_info topic=health` and `/healthz`.
+ * Each probe is bounded by a timeout so a hung dependency reports "down" instead of hanging the caller.
+ */
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Connection } from '@temporalio/client';
+import { PLATFORM_VERSION } from '../../version.ts';
+
+export interface DependencyHealth {
+  status: 'up' | 'down';
+  latencyMs: number;
+  version: string | null;
+  error?: string;
+}
+
+export interface HealthReport {
+  status: 'ok' | 'degraded';
+  platformVersion: string;
+  nodeVersion: string;
+  database: DependencyHealth;
+  temporal: DependencyHealth & { namespace: string };
+  checkedAt: string;
+}
+
+const PROBE_TIMEOUT_MS = 2_000;
+
+async function probe(run: () => Promise<string | null>): Promise<DependencyHealth> {
+  const started = performance.now();
+  try {
+    const version = await Promise.race([
+      run(),
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timed out')), PROBE_TIMEOUT_MS).unref()),
+    ]);
+    return { status: 'up', latencyMs: Math.round(performance.now() - started), version };
+  } catch (error) {
+    return {
+      status: 'down',
+      latencyMs: Math.round(performance.now() - started),
+      version: null,
+      // Only the class of failure: connection strings and hostnames stay out of tool results.
+      error: error instanceof Error && error.message === 'timed out' ? 'timed out' : 'unreachable',
+    };
+  }
+}
+
+export function createHealthService(deps: { orm: MikroORM; temporal: Connection; namespace: string }) {
+  return {
+    async check(): Promise<HealthReport> {
+      const [database, temporal] = await Promise.all([
+        probe(async () => {
+          const rows = await deps.orm.em
+            .fork()
+            .getConnection()
+            .execute<{ server_version: string }[]>('show server_version');
+          return rows[0]?.server_version ?? null;
+        }),
+        probe(async () => {
+          const info = await deps.temporal.workflowService.getSystemInfo({});
+          return info.serverVersion ?? null;
+        }),
+      ]);
+      return {
+        status: database.status === 'up' && temporal.status === 'up' ? 'ok' : 'degraded',
+        platformVersion: PLATFORM_VERSION,
+        nodeVersion: process.version,
+        database,
+        temporal: { ...temporal, namespace: deps.namespace },
+        checkedAt: new Date().toISOString(),
+      };
+    },
+  };
+}
+
+export type HealthService = ReturnType<typeof createHealthService>;

@@ -1,0 +1,30 @@
+/**
+ * Entity identifiers: a short type prefix plus a ULID (`ws_01JD…`).
+ *
+ * The prefix makes ids self-describing in logs, URLs and agent transcripts; the ULID is time-ordered (so
+ * b-tree inserts stay local and cursors sort by creation) and carries 80 random bits, so ids cannot be guessed.
+ */
+import { ulid } from 'ulid';
+
+export const ID_PREFIXES = {
+  user: 'usr',
+  workspace: 'ws',
+  membership: 'mem',
+  apiKey: 'key',
+  creditEntry: 'cle',
+  job: 'job',
+  jobStep: 'jst',
+} as const;
+
+export type IdKind = keyof typeof ID_PREFIXES;
+
+export function newId(kind: IdKind): string {
+  return `${ID_PREFIXES[kind]}_${ulid()}`;
+}
+
+const ID_SHAPE = /^[a-z]{2,4}_[0-9A-HJKMNP-TV-Z]{26}$/;
+
+/** True when `value` has the shape of an id of this kind (it may still not exist). */
+export function isIdOf(kind: IdKind, value: string): boolean {
+  return ID_SHAPE.test(value) && value.startsWith(`${ID_PREFIXES[kind]}_`);
+}

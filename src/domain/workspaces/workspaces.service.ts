@@ -1,0 +1,206 @@
+/**
+ * People, workspaces, memberships and API keys: the operations behind the operator CLI and the dashboard.
+ *
+ * These run outside a workspace-bound principal (an operator or a signed-in person acts on a workspace they
+ * name), so each takes an EntityManager and checks membership or existence itself.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { generateApiKeySecret } from '../../auth/api-key-secrets.ts';
+import { hashPassword } from '../../auth/passwords.ts';
+import { ConflictError, ForbiddenError, NotFoundError } from '../../errors.ts';
+import { parseInput } from '../shared/validate.ts';
+import { newId } from '../shared/ids.ts';
+import { ApiKey } from './api-key.entity.ts';
+import { Membership } from './membership.entity.ts';
+import { roleAtLeast, type Role } from './roles.ts';
+import { RESERVED_SLUGS, slugify } from './slug.ts';
+import { User } from './user.entity.ts';
+import { Workspace } from './workspace.entity.ts';
+import {
+  AddMemberSchema,
+  CreateApiKeySchema,
+  CreateUserSchema,
+  CreateWorkspaceSchema,
+  Email,
+  type AddMemberInput,
+  type CreateApiKeyInput,
+  type CreateUserInput,
+  type CreateWorkspaceInput,
+} from './workspace.schemas.ts';
+
+export interface ApiKeyView {
+  id: string;
+  name: string;
+  prefix: string;
+  role: Role;
+  createdBy: string | null;
+  createdAt: string;
+  lastUsedAt: string | null;
+  disabledAt: string | null;
+}
+
+export function toApiKeyView(key: ApiKey, creatorEmail: string | null): ApiKeyView {
+  return {
+    id: key.id,
+    name: key.name,
+    prefix: key.prefix,
+    role: key.role,
+    createdBy: creatorEmail,
+    createdAt: key.createdAt.toISOString(),
+    lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
+    disabledAt: key.disabledAt?.toISOString() ?? null,
+  };
+}
+
+export function createWorkspacesService() {
+  async function findUserByEmail(em: EntityManager, email: string): Promise<User | null> {
+    return em.findOne(User, { email: parseInput(Email, email, 'email') });
+  }
+
+  async function requireUserByEmail(em: EntityManager, email: string): Promise<User> {
+    const user = await findUserByEmail(em, email);
+    if (!user) throw new NotFoundError('User', email);
+    return user;
+  }
+
+  async function requireWorkspace(em: EntityManager, workspaceId: string): Promise<Workspace> {
+    const workspace = await em.findOne(Workspace, { id: workspaceId });
+    if (!workspace) throw new NotFoundError('Workspace', workspaceId);
+    return workspace;
+  }
+
+  async function membershipOf(em: EntityManager, workspaceId: string, userId: string): Promise<Membership | null> {
+    return em.findOne(Membership, { workspace: workspaceId, user: userId });
+  }
+
+  async function uniqueSlug(em: EntityManager, name: string): Promise<string> {
+    const base = slugify(name);
+    for (let attempt = 0; attempt < 50; attempt += 1) {
+      const candidate = attempt === 0 ? base : `${base}-${attempt + 1}`;
+      if (RESERVED_SLUGS.has(candidate)) continue;
+      if (!(await em.count(Workspace, { slug: candidate }))) return candidate;
+    }
+    return `${base}-${newId('workspace').slice(-6).toLowerCase()}`;
+  }
+
+  return {
+    findUserByEmail,
+    requireUserByEmail,
+    requireWorkspace,
+    membershipOf,
+
+    async createUser(em: EntityManager, input: CreateUserInput): Promise<User> {
+      const data = parseInput(CreateUserSchema, input, 'user');
+      if (await em.count(User, { email: data.email })) {
+        throw new ConflictError(`A user with email ${data.email} already exists`);
+      }
+      const user = em.create(User, {
+        email: data.email,
+        name: data.name,
+        passwordHash: data.password ? await hashPassword(data.password) : null,
+      });
+      try {
+        await em.flush();
+      } catch (error) {
+        if (error instanceof UniqueConstraintViolationException) {
+          throw new ConflictError(`A user with email ${data.email} already exists`);
+        }
+        throw error;
+      }
+      return user;
+    },
+
+    /** Creates a workspace with the given user as its owner. */
+    async createWorkspace(em: EntityManager, input: CreateWorkspaceInput): Promise<Workspace> {
+      const data = parseInput(CreateWorkspaceSchema, input, 'workspace');
+      const owner = await em.findOne(User, { id: data.ownerUserId });
+      if (!owner) throw new NotFoundError('User', data.ownerUserId);
+      const workspace = em.create(Workspace, { name: data.name, slug: await uniqueSlug(em, data.name) });
+      em.create(Membership, { workspace, user: owner, role: 'owner' });
+      await em.flush();
+      return workspace;
+    },
+
+    /** Adds a person to a workspace, or changes their role if they are already a member. */
+    async setMember(
+      em: EntityManager,
+      workspaceId: string,
+      input: AddMemberInput,
+    ): Promise<{ membership: Membership; user: User; created: boolean }> {
+      const data = parseInput(AddMemberSchema, input, 'member');
+      const workspace = await requireWorkspace(em, workspaceId);
+      const user = await requireUserByEmail(em, data.email);
+      const existing = await membershipOf(em, workspace.id, user.id);
+      if (existing) {
+        if (existing.role === 'owner' && data.role !== 'owner') {
+          const owners = await em.count(Membership, { workspace: workspace.id, role: 'owner' });
+          if (owners <= 1) throw new ConflictError('A workspace must keep at least one owner');
+        }
+        existing.role = data.role;
+        await em.flush();
+        return { membership: existing, user, created: false };
+      }
+      const membership = em.create(Membership, { workspace, user, role: data.role });
+      await em.flush();
+      return { membership, user, created: true };
+    },
+
+    /**
+     * Creates an API key. The secret is returned once and never stored; the key's role may not exceed the
+     * creator's role in that workspace.
+     */
+    async createApiKey(
+      em: EntityManager,
+      workspaceId: string,
+      input: CreateApiKeyInput,
+    ): Promise<{ key: ApiKey; secret: string }> {
+      const data = parseInput(CreateApiKeySchema, input, 'API key');
+      const workspace = await requireWorkspace(em, workspaceId);
+      const creator = await em.findOne(User, { id: data.createdByUserId });
+      if (!creator) throw new NotFoundError('User', data.createdByUserId);
+      const membership = await membershipOf(em, workspace.id, creator.id);
+      if (!membership) throw new ForbiddenError(`${creator.email} is not a member of workspace ${workspace.id}`);
+      if (!roleAtLeast(membership.role, data.role)) {
+        throw new ForbiddenError(
+          `A key cannot carry a role higher than its creator's: ${creator.email} is ${membership.role} and asked for ${data.role}`,
+        );
+      }
+      const generated = generateApiKeySecret();
+      const key = em.create(ApiKey, {
+        workspace,
+        createdBy: creator,
+        name: data.name,
+        prefix: generated.prefix,
+        secretHash: generated.hash,
+        role: data.role,
+        lastUsedAt: null,
+        disabledAt: null,
+      });
+      await em.flush();
+      return { key, secret: generated.secret };
+    },
+
+    async listApiKeys(em: EntityManager, workspaceId: string): Promise<ApiKeyView[]> {
+      const keys = await em.find(
+        ApiKey,
+        { workspace: workspaceId },
+        { orderBy: { createdAt: 'desc', id: 'desc' }, populate: ['createdBy'] },
+      );
+      return keys.map((key) => toApiKeyView(key, key.createdBy?.getEntity().email ?? null));
+    },
+
+    /** Disables a key (idempotent). Scoped by workspace: another workspace's key id is "not found". */
+    async disableApiKey(em: EntityManager, workspaceId: string, keyId: string): Promise<ApiKey> {
+      const key = await em.findOne(ApiKey, { id: keyId, workspace: workspaceId });
+      if (!key) throw new NotFoundError('API key', keyId);
+      if (!key.disabledAt) {
+        key.disabledAt = new Date();
+        await em.flush();
+      }
+      return key;
+    },
+  };
+}
+
+export type WorkspacesService = ReturnType<typeof createWorkspacesService>;

@@ -1,0 +1,41 @@
+/**
+ * The API process: validate configuration, build the container, serve HTTP, stop cleanly on SIGINT/SIGTERM.
+ */
+import http from 'node:http';
+import { loadConfigOrExit } from './config.ts';
+import { createContainer } from './container.ts';
+import { createHttpApp } from './http/app.ts';
+import { createLogger } from './logger.ts';
+
+const config = loadConfigOrExit();
+const log = createLogger({ level: config.logLevel, name: 'api' });
+
+let container;
+try {
+  container = await createContainer(config, { log });
+} catch (error) {
+  log.fatal({ err: error }, 'the API could not start');
+  process.exit(1);
+}
+const { app, close } = createHttpApp(container);
+const server = http.createServer(app.callback());
+server.keepAliveTimeout = 65_000;
+server.listen(config.http.port, config.http.host, () => {
+  log.info({ host: config.http.host, port: config.http.port, mcp: config.urls.mcp }, 'API listening');
+});
+
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  log.info({ signal }, 'API shutting down');
+  const force = setTimeout(() => process.exit(1), 10_000).unref();
+  server.close();
+  server.closeIdleConnections();
+  await close();
+  await container!.close();
+  clearTimeout(force);
+  process.exit(0);
+}
+process.once('SIGINT', () => void shutdown('SIGINT'));
+process.once('SIGTERM', () => void shutdown('SIGTERM'));

@@ -1,0 +1,97 @@
+/**
+ * Tool profiles: which tools a connection sees. Profiles are data; they change visibility only — permissions
+ * come from the workspace role in every profile (spec section B).
+ *
+ * A URL without `?profile=`/`?call_code=` gets `external_default`. Other profiles are selected only by a
+ * secret call code issued by an operator; sending a profile *name* (or an unknown code) yields the minimal
+ * discovery profile, so names cannot be used to probe for hidden tools.
+ */
+export const DEFAULT_PROFILE = 'external_default';
+export const DISCOVERY_PROFILE = 'discovery';
+
+/** The 15 tools of spec section C, in the order the spec lists them. */
+export const DEFAULT_TOOLS = [
+  'query_campaigns',
+  'manage_campaigns',
+  'generate_campaign',
+  'query_products',
+  'manage_products',
+  'query_surfaces',
+  'manage_surfaces',
+  'query_analytics',
+  'query_brand',
+  'manage_brand',
+  'query_video',
+  'render_video',
+  'query_video_commissions',
+  'video_commission',
+  'get_platform_info',
+] as const;
+
+export interface ProfileDefinition {
+  name: string;
+  description: string;
+  tools: readonly string[];
+  /** Selectable by call code (every profile except the default and discovery ones). */
+  requiresCallCode: boolean;
+}
+
+const profile = (name: string, description: string, tools: readonly string[], requiresCallCode = true) => ({
+  name,
+  description,
+  tools,
+  requiresCallCode,
+});
+
+export const PROFILES: readonly ProfileDefinition[] = [
+  profile('external_default', 'The 15 default tools of the public interface.', DEFAULT_TOOLS, false),
+  profile('discovery', 'Minimal discovery profile: platform info only.', ['get_platform_info'], false),
+  profile('campaign_ops', 'Day-to-day campaign work: campaigns, products, surfaces, brand, generation.', [
+    'query_campaigns',
+    'manage_campaigns',
+    'generate_campaign',
+    'query_products',
+    'manage_products',
+    'query_surfaces',
+    'manage_surfaces',
+    'query_brand',
+    'manage_brand',
+    'get_platform_info',
+  ]),
+  profile('analytics_read', 'Read-only reporting: analytics plus the campaigns and surfaces they refer to.', [
+    'query_analytics',
+    'query_campaigns',
+    'query_surfaces',
+    'query_products',
+    'get_platform_info',
+  ]),
+  profile('video_ops', 'Video templates, renders and commissioned films.', [
+    'query_video',
+    'render_video',
+    'query_video_commissions',
+    'video_commission',
+    'query_campaigns',
+    'query_brand',
+    'get_platform_info',
+  ]),
+  profile('ai_studio_ops', 'AI generation of campaigns, images and videos.', [
+    'generate_campaign',
+    'query_campaigns',
+    'query_products',
+    'query_brand',
+    'query_video',
+    'render_video',
+    'get_platform_info',
+  ]),
+  profile('meta_ops', 'Campaign work plus the Meta channel tools.', ['query_campaigns', 'query_analytics', 'get_platform_info']),
+  profile('bluesky_ops', 'Campaign work plus the Bluesky channel tools.', ['query_campaigns', 'query_analytics', 'get_platform_info']),
+  profile('reddit_ops', 'Campaign work plus the Reddit channel tools.', ['query_campaigns', 'query_analytics', 'get_platform_info']),
+  profile('tiktok_ops', 'Campaign work plus the TikTok channel tools.', ['query_campaigns', 'query_analytics', 'get_platform_info']),
+  profile('autonomous_ops', 'Every tool, for supervised autonomous agents.', DEFAULT_TOOLS),
+];
+
+export const PROFILE_NAMES = new Set(PROFILES.map((p) => p.name));
+
+export function profileByName(name: string): ProfileDefinition | undefined {
+  return PROFILES.find((p) => p.name === name);
+}

@@ -1,0 +1,42 @@
+/**
+ * The MCP edge of the error model and the shape of every tool result.
+ *
+ * DO NOT return raw exception text from here: any error that is not an `AppError` becomes `internal_error`
+ * with a reference id (the full error is logged under that id). Agents read `structuredContent.error.code`,
+ * which is stable, and a message that is safe to show.
+ */
+import { randomUUID } from 'node:crypto';
+import { AppError } from '../errors.ts';
+import type { Logger } from '../logger.ts';
+import type { ToolOutput } from './define-tool.ts';
+
+export interface ToolResult {
+  [key: string]: unknown;
+  content: { type: 'text'; text: string }[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+  _meta?: Record<string, unknown>;
+}
+
+export function toToolResult(output: ToolOutput): ToolResult {
+  return {
+    content: [{ type: 'text', text: output.text ?? JSON.stringify(output.structured) }],
+    structuredContent: output.structured,
+  };
+}
+
+/** An error result with a stable code; `details` must only hold facts safe to show. */
+export function toolError(code: string, message: string, details?: Record<string, unknown>): ToolResult {
+  return {
+    isError: true,
+    content: [{ type: 'text', text: `${code}: ${message}` }],
+    structuredContent: { error: { code, message, ...(details ? { details } : {}) } },
+  };
+}
+
+export function toToolError(error: unknown, log: Logger, context: Record<string, unknown>): ToolResult {
+  if (error instanceof AppError) return toolError(error.code, error.message, error.details);
+  const reference = randomUUID();
+  log.error({ err: error, reference, ...context }, 'tool call failed with an internal error');
+  return toolError('internal_error', `Something went wrong on our side. Reference: ${reference}`, { reference });
+}

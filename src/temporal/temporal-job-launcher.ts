@@ -1,0 +1,58 @@
+import { WorkflowIdConflictPolicy, type Client } from '@temporalio/client';
+import type { JobLauncher, StartWorkflowRequest, WorkflowState } from '../domain/jobs/job-launcher.ts';
+import { CampaignIdKey, JobKindKey, WorkspaceIdKey } from './search-attributes.ts';
+
+const STATE: Record<string, WorkflowState> = {
+  RUNNING: 'running',
+  PAUSED: 'running',
+  CONTINUED_AS_NEW: 'running',
+  COMPLETED: 'completed',
+  FAILED: 'failed',
+  CANCELLED: 'cancelled',
+  TERMINATED: 'terminated',
+  TIMED_OUT: 'timed_out',
+};
+
+function isNotFound(error: unknown): boolean {
+  return (error as { name?: string }).name === 'WorkflowNotFoundError';
+}
+
+/** `JobLauncher` over a Temporal client. Every start carries the operator search attributes and a summary. */
+export function createTemporalJobLauncher(client: Client, taskQueue: string): JobLauncher {
+  return {
+    async start(request: StartWorkflowRequest) {
+      const handle = await client.workflow.start(request.workflowType, {
+        taskQueue,
+        workflowId: request.workflowId,
+        args: [request.input],
+        workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+        typedSearchAttributes: [
+          { key: WorkspaceIdKey, value: request.workspaceId },
+          { key: JobKindKey, value: request.kind },
+          ...(request.campaignId ? [{ key: CampaignIdKey, value: request.campaignId }] : []),
+        ],
+        staticSummary: request.summary,
+      });
+      return { runId: handle.firstExecutionRunId };
+    },
+
+    async describe(workflowId, runId) {
+      try {
+        const description = await client.workflow.getHandle(workflowId, runId).describe();
+        return STATE[description.status.name] ?? 'running';
+      } catch (error) {
+        if (isNotFound(error)) return null;
+        throw error;
+      }
+    },
+
+    async cancel(workflowId, runId) {
+      try {
+        await client.workflow.getHandle(workflowId, runId).cancel();
+      } catch (error) {
+        if (isNotFound(error)) return;
+        throw error;
+      }
+    },
+  };
+}

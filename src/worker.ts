@@ -1,0 +1,69 @@
+/**
+ * The Temporal worker process: runs every workflow and activity of the platform.
+ *
+ * Workflows are bundled from source (`workflows/index.ts`) in development and tests, or loaded from a bundle
+ * prebuilt by `npm run build` in production (`WORKFLOW_BUNDLE_PATH`), so production never runs webpack at boot.
+ * SIGINT/SIGTERM drain: in-flight activities get `shutdownGraceTime` to finish, then the worker stops.
+ */
+import { fileURLToPath } from 'node:url';
+import { NativeConnection, Runtime, Worker, DefaultLogger, type WorkerOptions } from '@temporalio/worker';
+import { createActivities } from '../activities/index.ts';
+import { loadConfigOrExit, type Config } from './config.ts';
+import { createOrm, migrateToLatest } from './db/orm.ts';
+import { createLogger, type Logger } from './logger.ts';
+import { ensureSearchAttributes } from './temporal/search-attributes.ts';
+
+export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+
+export interface RunningWorker {
+  worker: Worker;
+  /** Resolves when the worker has stopped (after `shutdown()` or a signal). */
+  done: Promise<void>;
+  shutdown(): Promise<void>;
+}
+
+export async function startWorker(config: Config, log: Logger): Promise<RunningWorker> {
+  if (!config.database.url || !config.temporal.address) {
+    throw new Error('DATABASE_URL and TEMPORAL_ADDRESS must be set (`npm start` sets both)');
+  }
+  const orm = await createOrm({ url: config.database.url, poolMax: config.database.poolMax });
+  await migrateToLatest(orm);
+  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  await ensureSearchAttributes(connection.operatorService, config.temporal.namespace);
+  const source: Pick<WorkerOptions, 'workflowsPath' | 'workflowBundle'> = config.temporal.workflowBundlePath
+    ? { workflowBundle: { codePath: config.temporal.workflowBundlePath } }
+    : { workflowsPath: WORKFLOWS_PATH };
+  const worker = await Worker.create({
+    connection,
+    namespace: config.temporal.namespace,
+    taskQueue: config.temporal.taskQueue,
+    ...source,
+    activities: createActivities({ orm, log }),
+    shutdownGraceTime: '30s',
+  });
+  const done = worker.run().finally(async () => {
+    await connection.close();
+    await orm.close();
+  });
+  return { worker, done, shutdown: async () => {
+    worker.shutdown();
+    await done;
+  } };
+}
+
+const isEntryPoint = process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1];
+if (isEntryPoint) {
+  const config = loadConfigOrExit();
+  const log = createLogger({ level: config.logLevel, name: 'worker' });
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  try {
+    const running = await startWorker(config, log);
+    log.info({ taskQueue: config.temporal.taskQueue, namespace: config.temporal.namespace }, 'worker running');
+    await running.done; // the Temporal runtime turns SIGINT/SIGTERM into a graceful shutdown
+    log.info('worker stopped');
+    process.exit(0);
+  } catch (error) {
+    log.fatal({ err: error }, 'the worker failed');
+    process.exit(1);
+  }
+}
