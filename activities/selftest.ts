@@ -48,6 +48,5 @@ export function createSelftestActivities(deps: ActivityDeps) {
       }
       return { steps: input.steps, finishedOnAttempt: context.info.attempt, resumedFromStep };
     },
-
   };
 }

@@ -35,10 +35,7 @@ try {
     const className = result.fileName.replace(/\.ts$/, '');
     const indexPath = 'src/db/migrations/index.ts';
     const index = await fs.readFile(indexPath, 'utf8');
-    const withImport = index.replace(
-      /(\/\*\*[^]*?\*\/\n)/,
-      `$1import { ${className} } from './${result.fileName}';\n`,
-    );
+    const withImport = index.replace(/(\/\*\*[^]*?\*\/\n)/, `$1import { ${className} } from './${result.fileName}';\n`);
     const updated = withImport.replace(/export const MIGRATIONS = \[([^]*?)\];/, (_m, list: string) => {
       const items = list
         .split(',')
@@ -48,7 +45,9 @@ try {
       return `export const MIGRATIONS = [${items.join(', ')}];`;
     });
     await fs.writeFile(indexPath, updated);
-    console.log(`Wrote src/db/migrations/${result.fileName} and registered it in ${indexPath}. Review it before committing.`);
+    console.log(
+      `Wrote src/db/migrations/${result.fileName} and registered it in ${indexPath}. Review it before committing.`,
+    );
   }
 } finally {
   await postgres.stop();

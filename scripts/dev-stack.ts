@@ -92,7 +92,12 @@ async function waitForApi(url: string, timeoutMs: number): Promise<void> {
     // Connect to the listening address, naming the platform host (it may not resolve outside browsers).
     const status = await new Promise<number>((resolve) => {
       const request = http.get(
-        { host: '127.0.0.1', port: config.http.port, path: '/.well-known/oauth-protected-resource/mcp', headers: { host: target.host } },
+        {
+          host: '127.0.0.1',
+          port: config.http.port,
+          path: '/.well-known/oauth-protected-resource/mcp',
+          headers: { host: target.host },
+        },
         (response) => {
           response.resume();
           resolve(response.statusCode ?? 0);

@@ -213,11 +213,15 @@ export function loadConfig(env: Env): Config {
   }
   const hosts = [baseUrl, platformUrl, authUrl].map((u) => new URL(u).host);
   if (new Set(hosts).size !== hosts.length) {
-    crossProblems.push('BASE_URL, PLATFORM_URL and AUTH_URL must use three different hosts (requests are dispatched by Host)');
+    crossProblems.push(
+      'BASE_URL, PLATFORM_URL and AUTH_URL must use three different hosts (requests are dispatched by Host)',
+    );
   }
   const platformHost = new URL(platformUrl).hostname;
   if (platformHost.endsWith(`.${brandRootDomain}`)) {
-    crossProblems.push('PLATFORM_URL must not be a subdomain of BRAND_ROOT_DOMAIN (it would be taken for a brand site)');
+    crossProblems.push(
+      'PLATFORM_URL must not be a subdomain of BRAND_ROOT_DOMAIN (it would be taken for a brand site)',
+    );
   }
   if (e.NODE_ENV === 'production' && !e.DATABASE_URL) {
     crossProblems.push('DATABASE_URL is required in production (the embedded PostgreSQL is for development only)');

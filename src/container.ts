@@ -49,10 +49,14 @@ export interface ContainerOptions {
 export async function createContainer(config: Config, options: ContainerOptions = {}): Promise<Container> {
   const log = options.log ?? createLogger({ level: config.logLevel, name: 'api' });
   if (!config.database.url) {
-    throw new UnavailableError('DATABASE_URL is not set: start the platform with `npm start`, which starts the embedded PostgreSQL');
+    throw new UnavailableError(
+      'DATABASE_URL is not set: start the platform with `npm start`, which starts the embedded PostgreSQL',
+    );
   }
   if (!config.temporal.address) {
-    throw new UnavailableError('TEMPORAL_ADDRESS is not set: start the platform with `npm start`, which starts the Temporal dev server');
+    throw new UnavailableError(
+      'TEMPORAL_ADDRESS is not set: start the platform with `npm start`, which starts the Temporal dev server',
+    );
   }
   const orm = await createOrm({ url: config.database.url, poolMax: config.database.poolMax });
   try {

@@ -12,8 +12,7 @@ import { loadConfigOrExit, type Config } from './config.ts';
 import { createOrm, migrateToLatest } from './db/orm.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { ensureSearchAttributes } from './temporal/search-attributes.ts';
-
-export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+import { WORKFLOWS_PATH } from './temporal/workflows-path.ts';
 
 export interface RunningWorker {
   worker: Worker;
@@ -45,10 +44,14 @@ export async function startWorker(config: Config, log: Logger): Promise<RunningW
     await connection.close();
     await orm.close();
   });
-  return { worker, done, shutdown: async () => {
-    worker.shutdown();
-    await done;
-  } };
+  return {
+    worker,
+    done,
+    shutdown: async () => {
+      worker.shutdown();
+      await done;
+    },
+  };
 }
 
 const isEntryPoint = process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1];

@@ -25,7 +25,14 @@ const PHC = /^\$argon2id\$v=19\$m=(\d+),t=(\d+),p=(\d+)\$([A-Za-z0-9+/]+)\$([A-Z
 export async function verifyPassword(password: string, phc: string): Promise<boolean> {
   const match = PHC.exec(phc);
   if (!match) return false;
-  const [, memory, passes, parallelism, salt, hash] = match as unknown as [string, string, string, string, string, string];
+  const [, memory, passes, parallelism, salt, hash] = match as unknown as [
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+  ];
   const expected = Buffer.from(hash, 'base64');
   const actual = await argon2Async('argon2id', {
     message: password,

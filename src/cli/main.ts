@@ -43,7 +43,8 @@ function required(options: Options, name: string): string {
 function integer(options: Options, name: string, fallback?: number): number {
   const value = options[name];
   if (value === undefined && fallback !== undefined) return fallback;
-  if (typeof value !== 'string' || !/^-?\d+$/.test(value.trim())) throw new UsageError(`--${name} must be a whole number`);
+  if (typeof value !== 'string' || !/^-?\d+$/.test(value.trim()))
+    throw new UsageError(`--${name} must be a whole number`);
   return Number(value);
 }
 
@@ -64,7 +65,12 @@ const COMMANDS: Record<string, Command> = {
       const orm = await createOrm({ url: io.config.database.url! });
       try {
         const applied = await migrateToLatest(orm);
-        io.result({ applied }, applied.length ? `Applied ${applied.length} migration(s): ${applied.join(', ')}` : 'The database is up to date; no migration applied.');
+        io.result(
+          { applied },
+          applied.length
+            ? `Applied ${applied.length} migration(s): ${applied.join(', ')}`
+            : 'The database is up to date; no migration applied.',
+        );
       } finally {
         await orm.close();
       }
@@ -94,7 +100,10 @@ const COMMANDS: Record<string, Command> = {
       const { orm, services } = await io.container();
       const em = orm.em.fork();
       const owner = await services.workspaces.requireUserByEmail(em, required(options, 'owner'));
-      const workspace = await services.workspaces.createWorkspace(em, { name: required(options, 'name'), ownerUserId: owner.id });
+      const workspace = await services.workspaces.createWorkspace(em, {
+        name: required(options, 'name'),
+        ownerUserId: owner.id,
+      });
       io.result(
         { id: workspace.id, name: workspace.name, slug: workspace.slug, owner: owner.email },
         `Created workspace "${workspace.name}" (${workspace.id}, slug ${workspace.slug}) owned by ${owner.email}.`,
@@ -108,10 +117,14 @@ const COMMANDS: Record<string, Command> = {
     options: { workspace: str, email: str, role: str },
     async run(io, options) {
       const { orm, services } = await io.container();
-      const { user, membership, created } = await services.workspaces.setMember(orm.em.fork(), required(options, 'workspace'), {
-        email: required(options, 'email'),
-        role: required(options, 'role') as never,
-      });
+      const { user, membership, created } = await services.workspaces.setMember(
+        orm.em.fork(),
+        required(options, 'workspace'),
+        {
+          email: required(options, 'email'),
+          role: required(options, 'role') as never,
+        },
+      );
       io.result(
         { workspaceId: membership.workspace.id, userId: user.id, role: membership.role, created },
         `${created ? 'Added' : 'Updated'} ${user.email} as ${membership.role} of ${membership.workspace.id}.`,
@@ -150,7 +163,10 @@ const COMMANDS: Record<string, Command> = {
         keys,
         keys.length
           ? keys
-              .map((k) => `${k.id}  ${k.prefix}…  ${k.role.padEnd(6)}  ${k.disabledAt ? 'disabled' : 'active  '}  ${k.name}  (by ${k.createdBy ?? 'unknown'}, last used ${k.lastUsedAt ?? 'never'})`)
+              .map(
+                (k) =>
+                  `${k.id}  ${k.prefix}…  ${k.role.padEnd(6)}  ${k.disabledAt ? 'disabled' : 'active  '}  ${k.name}  (by ${k.createdBy ?? 'unknown'}, last used ${k.lastUsedAt ?? 'never'})`,
+              )
               .join('\n')
           : 'No API keys.',
       );
@@ -163,8 +179,15 @@ const COMMANDS: Record<string, Command> = {
     options: { workspace: str, key: str },
     async run(io, options) {
       const { orm, services } = await io.container();
-      const key = await services.workspaces.disableApiKey(orm.em.fork(), required(options, 'workspace'), required(options, 'key'));
-      io.result({ id: key.id, disabledAt: key.disabledAt?.toISOString() }, `Disabled API key ${key.id} ("${key.name}").`);
+      const key = await services.workspaces.disableApiKey(
+        orm.em.fork(),
+        required(options, 'workspace'),
+        required(options, 'key'),
+      );
+      io.result(
+        { id: key.id, disabledAt: key.disabledAt?.toISOString() },
+        `Disabled API key ${key.id} ("${key.name}").`,
+      );
     },
   },
 
@@ -226,7 +249,9 @@ const COMMANDS: Record<string, Command> = {
         input: { steps, stepMs },
         summary: `Self-test: ${steps} steps of ${stepMs} ms`,
       });
-      io.out(`${reused ? 'A self-test is already running on this key' : 'Started self-test'}: job ${job.id} (workflow ${job.workflowId}).`);
+      io.out(
+        `${reused ? 'A self-test is already running on this key' : 'Started self-test'}: job ${job.id} (workflow ${job.workflowId}).`,
+      );
       if (!options.wait) {
         io.result(toJobView(job), `Follow it with: campaignctl jobs:get --workspace ${workspaceId} --job ${job.id}`);
         return;
@@ -235,7 +260,10 @@ const COMMANDS: Record<string, Command> = {
       while (!isTerminalJobStatus(current.status)) {
         await new Promise((resolve) => setTimeout(resolve, 500));
         current = await container.services.jobs.get({ ...scope, em: container.orm.em.fork() }, job.id);
-        if (!io.json) io.out(`  ${current.status} ${Math.round(current.progress.fraction * 100)}% ${current.progress.message ?? ''}`);
+        if (!io.json)
+          io.out(
+            `  ${current.status} ${Math.round(current.progress.fraction * 100)}% ${current.progress.message ?? ''}`,
+          );
       }
       io.result(toJobView(current), `Job ${current.id} ended: ${current.status}.`);
     },
@@ -249,7 +277,10 @@ const COMMANDS: Record<string, Command> = {
       const container = await io.container();
       const scope = { workspaceId: required(options, 'workspace'), em: container.orm.em.fork(), actor: 'operator' };
       const job = toJobView(await container.services.jobs.get(scope, required(options, 'job')));
-      io.result(job, `${job.id} ${job.kind} ${job.status} ${Math.round(job.progress.fraction * 100)}%${job.error ? ` error: ${job.error.message}` : ''}`);
+      io.result(
+        job,
+        `${job.id} ${job.kind} ${job.status} ${Math.round(job.progress.fraction * 100)}%${job.error ? ` error: ${job.error.message}` : ''}`,
+      );
     },
   },
 };
@@ -259,7 +290,11 @@ function help(): string {
   return `campaignctl <command> [options] [--json]\n\nCommands:\n${lines.join('\n')}\n\nRun "campaignctl <command> --help" for its options.`;
 }
 
-export async function runCli(argv: string[], env: Record<string, string | undefined>, write = (s: string) => process.stdout.write(s)): Promise<number> {
+export async function runCli(
+  argv: string[],
+  env: Record<string, string | undefined>,
+  write = (s: string) => process.stdout.write(s),
+): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === 'help') {
     write(`${help()}\n`);
@@ -272,7 +307,12 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
   }
   let options: Options;
   try {
-    options = parseArgs({ args: rest, options: { ...command.options, json: flag, help: flag }, strict: true, allowPositionals: false }).values as Options;
+    options = parseArgs({
+      args: rest,
+      options: { ...command.options, json: flag, help: flag },
+      strict: true,
+      allowPositionals: false,
+    }).values as Options;
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\nUsage: campaignctl ${command.usage}\n`);
     return 2;
@@ -323,7 +363,9 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
     }
     const message = (error as Error).message ?? String(error);
     if (/ECONNREFUSED|connect/i.test(message)) {
-      process.stderr.write(`Cannot reach the database or Temporal (${message}). Is the platform running (npm start)?\n`);
+      process.stderr.write(
+        `Cannot reach the database or Temporal (${message}). Is the platform running (npm start)?\n`,
+      );
       return 1;
     }
     throw error;

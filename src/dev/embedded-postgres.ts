@@ -16,6 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { processEnv } from '../config.ts';
 
 const execFileAsync = promisify(execFile);
 
@@ -49,7 +50,9 @@ async function binaries(): Promise<Binaries> {
   try {
     return (await import(name)) as Binaries;
   } catch {
-    throw new Error(`No embedded PostgreSQL binaries for ${os.platform()}-${os.arch()} (${name}); set DATABASE_URL instead`);
+    throw new Error(
+      `No embedded PostgreSQL binaries for ${os.platform()}-${os.arch()} (${name}); set DATABASE_URL instead`,
+    );
   }
 }
 
@@ -118,7 +121,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const bin = await binaries();
   const owner = await postgresOsUser();
   const asOwner = owner ? { uid: owner.uid, gid: owner.gid } : {};
-  const env = { ...process.env, LC_ALL: 'C.UTF-8', LANG: 'C.UTF-8' };
+  const env = { ...processEnv(), LC_ALL: 'C.UTF-8', LANG: 'C.UTF-8' };
 
   const existing = await runningServer(dataDir);
   if (existing) {
@@ -142,7 +145,16 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
       log(`initialising a PostgreSQL cluster in ${dataDir}`);
       await execFileAsync(
         bin.initdb,
-        ['-D', dataDir, '-U', USER, `--pwfile=${pwfile}`, '--auth=scram-sha-256', '--encoding=UTF8', '--no-instructions'],
+        [
+          '-D',
+          dataDir,
+          '-U',
+          USER,
+          `--pwfile=${pwfile}`,
+          '--auth=scram-sha-256',
+          '--encoding=UTF8',
+          '--no-instructions',
+        ],
         { ...asOwner, env },
       );
     } finally {

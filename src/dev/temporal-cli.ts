@@ -11,6 +11,7 @@ import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { processEnv } from '../config.ts';
 
 const execFileAsync = promisify(execFile);
 
@@ -80,7 +81,7 @@ export async function locateTemporalCli(options: LocateOptions): Promise<string>
   log(`building the Temporal CLI ${TEMPORAL_CLI_VERSION} with ${goBinary} (first run only; takes a few minutes)…`);
   await new Promise<void>((resolve, reject) => {
     const child = spawn(goBinary, ['install', MODULE], {
-      env: { ...process.env, GOBIN: path.dirname(cached), GOFLAGS: '-mod=mod' },
+      env: { ...processEnv(), GOBIN: path.dirname(cached) },
       stdio: ['ignore', 'inherit', 'inherit'],
     });
     child.once('error', reject);

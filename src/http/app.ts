@@ -21,7 +21,10 @@ export interface HttpApp {
 }
 
 function mount(routers: Router[]): Koa.Middleware {
-  const middlewares = routers.flatMap((router) => [router.routes(), router.allowedMethods()]) as unknown as Koa.Middleware[];
+  const middlewares = routers.flatMap((router) => [
+    router.routes(),
+    router.allowedMethods(),
+  ]) as unknown as Koa.Middleware[];
   return async (ctx, next) => {
     let index = -1;
     const dispatch = async (i: number): Promise<void> => {

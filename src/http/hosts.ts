@@ -4,7 +4,8 @@
  */
 import type { Config } from '../config.ts';
 
-export type Site = { kind: 'root' } | { kind: 'platform' } | { kind: 'auth' } | { kind: 'brand'; slug: string } | { kind: 'unknown' };
+export type Site =
+  { kind: 'root' } | { kind: 'platform' } | { kind: 'auth' } | { kind: 'brand'; slug: string } | { kind: 'unknown' };
 
 export function hostnameOf(url: string): string {
   return new URL(url).hostname.toLowerCase();

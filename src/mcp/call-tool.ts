@@ -18,10 +18,7 @@ import { toToolError, toToolResult, toolError, type ToolResult } from './tool-re
 function describeIssues(error: z.ZodError): { issues: { field: string; message: string }[]; text: string } {
   const issues = error.issues.map((issue) => ({
     field: issue.path.map(String).join('.') || '(arguments)',
-    message:
-      issue.code === 'unrecognized_keys'
-        ? `unknown argument(s): ${issue.keys.join(', ')}`
-        : issue.message,
+    message: issue.code === 'unrecognized_keys' ? `unknown argument(s): ${issue.keys.join(', ')}` : issue.message,
   }));
   return { issues, text: issues.map((i) => `${i.field}: ${i.message}`).join('; ') };
 }
@@ -64,9 +61,13 @@ export async function callTool(
   const parsed = action.input.safeParse(flat.data);
   if (!parsed.success) {
     const { issues, text } = describeIssues(parsed.error);
-    return toolError('validation_failed', `Invalid arguments for ${name} ${definition.selector}=${String(selectorValue)}: ${text}`, {
-      issues,
-    });
+    return toolError(
+      'validation_failed',
+      `Invalid arguments for ${name} ${definition.selector}=${String(selectorValue)}: ${text}`,
+      {
+        issues,
+      },
+    );
   }
   try {
     return toToolResult(await action.run(ctx, parsed.data as never));

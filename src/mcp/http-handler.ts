@@ -18,7 +18,11 @@ import type { Logger } from '../logger.ts';
 import { createMcpServerFactory, type McpCallerInfo, type McpServerFactoryDeps } from './server-factory.ts';
 
 export interface McpEndpoint {
-  handle(ctx: Context, caller: { principal: Principal; profile: string; requestId: string }, body: unknown): Promise<void>;
+  handle(
+    ctx: Context,
+    caller: { principal: Principal; profile: string; requestId: string },
+    body: unknown,
+  ): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -33,14 +37,33 @@ function normalisedAccept(accept: string | undefined): string {
   return [value, ...extra].filter(Boolean).join(', ') || 'application/json, text/event-stream';
 }
 
+/**
+ * The SDK prints a console notice whenever a JSON-only handler is built (mid-call notifications are dropped).
+ * Our tools emit none, so the notice is noise on every boot and in every test; drop exactly that line.
+ */
+function withoutJsonModeNotice<T>(build: () => T): T {
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => {
+    if (typeof args[0] === 'string' && args[0].startsWith("responseMode: 'json' drops")) return;
+    warn(...args);
+  };
+  try {
+    return build();
+  } finally {
+    console.warn = warn;
+  }
+}
+
 export function createMcpEndpoint(deps: McpServerFactoryDeps & { log: Logger }): McpEndpoint {
   const factory = createMcpServerFactory(deps);
   // The modern (2026-07-28) leg: the SDK entry, JSON only.
-  const modern: McpHttpHandler = createMcpHandler(factory, {
-    responseMode: 'json',
-    legacy: 'reject',
-    onerror: (error) => deps.log.debug({ err: error }, 'MCP exchange reported an error'),
-  });
+  const modern: McpHttpHandler = withoutJsonModeNotice(() =>
+    createMcpHandler(factory, {
+      responseMode: 'json',
+      legacy: 'reject',
+      onerror: (error) => deps.log.debug({ err: error }, 'MCP exchange reported an error'),
+    }),
+  );
 
   /**
    * The 2025-era leg, stateless: a fresh server and transport per request, like the SDK's own fallback, but
@@ -48,7 +71,10 @@ export function createMcpEndpoint(deps: McpServerFactoryDeps & { log: Logger }):
    */
   async function legacy(request: Request, authInfo: AuthInfo, parsedBody: unknown): Promise<Response> {
     const server = factory({ era: 'legacy', authInfo, requestInfo: request });
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
     try {
       await server.connect(transport);
       return await transport.handleRequest(request, { authInfo, parsedBody });

@@ -83,10 +83,26 @@ export const PROFILES: readonly ProfileDefinition[] = [
     'render_video',
     'get_platform_info',
   ]),
-  profile('meta_ops', 'Campaign work plus the Meta channel tools.', ['query_campaigns', 'query_analytics', 'get_platform_info']),
-  profile('bluesky_ops', 'Campaign work plus the Bluesky channel tools.', ['query_campaigns', 'query_analytics', 'get_platform_info']),
-  profile('reddit_ops', 'Campaign work plus the Reddit channel tools.', ['query_campaigns', 'query_analytics', 'get_platform_info']),
-  profile('tiktok_ops', 'Campaign work plus the TikTok channel tools.', ['query_campaigns', 'query_analytics', 'get_platform_info']),
+  profile('meta_ops', 'Campaign work plus the Meta channel tools.', [
+    'query_campaigns',
+    'query_analytics',
+    'get_platform_info',
+  ]),
+  profile('bluesky_ops', 'Campaign work plus the Bluesky channel tools.', [
+    'query_campaigns',
+    'query_analytics',
+    'get_platform_info',
+  ]),
+  profile('reddit_ops', 'Campaign work plus the Reddit channel tools.', [
+    'query_campaigns',
+    'query_analytics',
+    'get_platform_info',
+  ]),
+  profile('tiktok_ops', 'Campaign work plus the TikTok channel tools.', [
+    'query_campaigns',
+    'query_analytics',
+    'get_platform_info',
+  ]),
   profile('autonomous_ops', 'Every tool, for supervised autonomous agents.', DEFAULT_TOOLS),
 ];
 

@@ -30,7 +30,10 @@ export interface CompiledProfile {
 }
 
 function jsonSchemaOf(schema: z.ZodObject, io: 'input' | 'output'): Tool['inputSchema'] {
-  const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Record<string, unknown>;
+  const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >;
   delete json.$schema; // 2020-12 is MCP's default dialect; omitting it keeps tools/list small
   return json as Tool['inputSchema'];
 }

@@ -25,12 +25,22 @@ export function toToolResult(output: ToolOutput): ToolResult {
   };
 }
 
-/** An error result with a stable code; `details` must only hold facts safe to show. */
+/** Where error results carry their machine-readable error (see `toolError`). */
+export const ERROR_META_KEY = 'io.campaign-platform/error';
+
+/**
+ * An error result with a stable code; `details` must only hold facts safe to show.
+ *
+ * The code leads the text (`not_found: Campaign cmp_… was not found`), which every client shows the model,
+ * and the full error sits in `_meta["io.campaign-platform/error"]`. Error results carry no
+ * `structuredContent`: clients validate it against the tool's output schema even on errors (the v1 SDK
+ * client does), and an error object would fail that.
+ */
 export function toolError(code: string, message: string, details?: Record<string, unknown>): ToolResult {
   return {
     isError: true,
     content: [{ type: 'text', text: `${code}: ${message}` }],
-    structuredContent: { error: { code, message, ...(details ? { details } : {}) } },
+    _meta: { [ERROR_META_KEY]: { code, message, ...(details ? { details } : {}) } },
   };
 }
 

@@ -11,11 +11,7 @@ import { z } from 'zod';
 import { ConflictError, InsufficientCreditsError, NotFoundError } from '../../errors.ts';
 import { parseInput } from '../shared/validate.ts';
 import { Workspace } from '../workspaces/workspace.entity.ts';
-import {
-  CreditLedgerEntry,
-  type CreditAccount,
-  type CreditEntryKind,
-} from './credit-ledger-entry.entity.ts';
+import { CreditLedgerEntry, type CreditAccount, type CreditEntryKind } from './credit-ledger-entry.entity.ts';
 
 export interface CreditBalance {
   /** Spendable now. */
@@ -56,18 +52,18 @@ class NothingHeld extends Error {}
 
 export function createCreditsService() {
   async function balanceIn(em: EntityManager, workspaceId: string): Promise<CreditBalance> {
-    const rows = await em.getConnection().execute<
-      { available: string | null; held: string | null; spent: string | null }[]
-    >(
-      `select
+    const rows = await em
+      .getConnection()
+      .execute<{ available: string | null; held: string | null; spent: string | null }[]>(
+        `select
          sum(case when to_account = 'available' then amount when from_account = 'available' then -amount else 0 end) as available,
          sum(case when to_account = 'held' then amount when from_account = 'held' then -amount else 0 end) as held,
          sum(case when to_account = 'spent' then amount else 0 end) as spent
        from credit_ledger_entries where workspace_id = ?`,
-      [workspaceId],
-      'all',
-      em.getTransactionContext(),
-    );
+        [workspaceId],
+        'all',
+        em.getTransactionContext(),
+      );
     const row = rows[0];
     return { available: Number(row?.available ?? 0), held: Number(row?.held ?? 0), spent: Number(row?.spent ?? 0) };
   }
@@ -104,7 +100,12 @@ export function createCreditsService() {
     return rootEm.fork().transactional(async (tx) => {
       await tx
         .getConnection()
-        .execute('select pg_advisory_xact_lock(hashtext(?))', [LOCK_NAMESPACE + data.workspaceId], 'all', tx.getTransactionContext());
+        .execute(
+          'select pg_advisory_xact_lock(hashtext(?))',
+          [LOCK_NAMESPACE + data.workspaceId],
+          'all',
+          tx.getTransactionContext(),
+        );
       const previous = await tx.findOne(CreditLedgerEntry, { idempotencyKey: data.idempotencyKey });
       if (previous) {
         if (!amountUnderLock && !sameParameters(previous, kind, data.workspaceId, data.amount)) {
@@ -114,7 +115,8 @@ export function createCreditsService() {
         }
         return { entry: previous, replayed: true };
       }
-      if (!(await tx.count(Workspace, { id: data.workspaceId }))) throw new NotFoundError('Workspace', data.workspaceId);
+      if (!(await tx.count(Workspace, { id: data.workspaceId })))
+        throw new NotFoundError('Workspace', data.workspaceId);
       if (check) await check(tx, await balanceIn(tx, data.workspaceId), data.amount);
       const route = ROUTES[kind];
       const entry = tx.create(CreditLedgerEntry, {
@@ -158,7 +160,8 @@ export function createCreditsService() {
     capture: (em: EntityManager, input: PostingInput & { reference: string }) =>
       post(em, 'capture', input, async (tx, _balance, amount) => {
         const held = await heldFor(tx, input.workspaceId, input.reference);
-        if (held < amount) throw new ConflictError(`Cannot capture ${amount} credits: only ${held} are held for ${input.reference}`);
+        if (held < amount)
+          throw new ConflictError(`Cannot capture ${amount} credits: only ${held} are held for ${input.reference}`);
       }),
 
     /**
@@ -172,10 +175,16 @@ export function createCreditsService() {
       // The amount is whatever is held at the moment of posting, so it is computed under the workspace lock.
       let amount = 0;
       try {
-        return await post(em, 'release', { ...input, amount: 1 }, async (tx) => {
-          amount = await heldFor(tx, input.workspaceId, input.reference);
-          if (amount <= 0) throw new NothingHeld();
-        }, () => amount);
+        return await post(
+          em,
+          'release',
+          { ...input, amount: 1 },
+          async (tx) => {
+            amount = await heldFor(tx, input.workspaceId, input.reference);
+            if (amount <= 0) throw new NothingHeld();
+          },
+          () => amount,
+        );
       } catch (error) {
         if (error instanceof NothingHeld) return null;
         throw error;

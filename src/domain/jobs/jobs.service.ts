@@ -116,7 +116,12 @@ export function createJobsService(deps: { launcher: JobLauncher }) {
       const decision = await scope.em.fork().transactional(async (tx) => {
         await tx
           .getConnection()
-          .execute('select pg_advisory_xact_lock(hashtext(?))', [`job:${workflowId}`], 'all', tx.getTransactionContext());
+          .execute(
+            'select pg_advisory_xact_lock(hashtext(?))',
+            [`job:${workflowId}`],
+            'all',
+            tx.getTransactionContext(),
+          );
         const active = await findActive(tx, scope.workspaceId, workflowId);
         if (active && !(await reconcile(tx, active))) {
           // A row without a run id means its starter died between writing the row and starting the

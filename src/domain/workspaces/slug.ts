@@ -2,8 +2,27 @@
 
 /** Labels that must never become brand hosts: they read as platform hosts to people and to crawlers. */
 export const RESERVED_SLUGS = new Set([
-  'www', 'app', 'api', 'auth', 'admin', 'mail', 'static', 'assets', 'cdn', 'status', 'docs', 'help',
-  'support', 'login', 'oauth', 'mcp', 'dashboard', 'platform', 'root', 'system', 'internal',
+  'www',
+  'app',
+  'api',
+  'auth',
+  'admin',
+  'mail',
+  'static',
+  'assets',
+  'cdn',
+  'status',
+  'docs',
+  'help',
+  'support',
+  'login',
+  'oauth',
+  'mcp',
+  'dashboard',
+  'platform',
+  'root',
+  'system',
+  'internal',
 ]);
 
 export function slugify(name: string): string {

@@ -10,18 +10,11 @@ export const Email = z
 
 export const PersonName = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
 
-export const Password = z
-  .string()
-  .min(10, 'must be at least 10 characters')
-  .max(200, 'must be at most 200 characters');
+export const Password = z.string().min(10, 'must be at least 10 characters').max(200, 'must be at most 200 characters');
 
 export const RoleSchema = z.enum(ROLES, { error: `must be one of ${ROLES.join(', ')}` });
 
-export const WorkspaceName = z
-  .string()
-  .trim()
-  .min(1, 'must not be empty')
-  .max(200, 'must be at most 200 characters');
+export const WorkspaceName = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
 
 export const ApiKeyName = z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
 

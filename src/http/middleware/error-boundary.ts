@@ -15,7 +15,11 @@ export function errorBoundary(log: Logger): Middleware {
     } catch (error) {
       if (error instanceof AppError) {
         ctx.status = error.status;
-        ctx.body = { error: error.code, error_description: error.message, ...(error.details ? { details: error.details } : {}) };
+        ctx.body = {
+          error: error.code,
+          error_description: error.message,
+          ...(error.details ? { details: error.details } : {}),
+        };
         return;
       }
       const status = (error as { status?: number; expose?: boolean }).status;

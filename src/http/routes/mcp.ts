@@ -30,7 +30,13 @@ export interface McpRouteDeps {
 }
 
 /** A JSON-RPC error object for failures that happen before the MCP layer sees the message. */
-export function jsonRpcError(ctx: Context, status: number, code: number, message: string, data?: Record<string, unknown>) {
+export function jsonRpcError(
+  ctx: Context,
+  status: number,
+  code: number,
+  message: string,
+  data?: Record<string, unknown>,
+) {
   ctx.status = status;
   ctx.type = 'application/json';
   ctx.body = { jsonrpc: '2.0', error: { code, message, ...(data ? { data } : {}) }, id: null };
@@ -50,7 +56,12 @@ export function mcpRoutes(deps: McpRouteDeps): Router {
 
   const methodNotAllowed: Middleware = (ctx) => {
     ctx.set('allow', 'POST');
-    jsonRpcError(ctx, 405, SERVER_ERROR, 'Method not allowed: this server answers POST only (no SSE stream is offered)');
+    jsonRpcError(
+      ctx,
+      405,
+      SERVER_ERROR,
+      'Method not allowed: this server answers POST only (no SSE stream is offered)',
+    );
   };
   router.get('/api/mcp', methodNotAllowed);
   router.delete('/api/mcp', methodNotAllowed);
@@ -65,7 +76,10 @@ export function mcpRoutes(deps: McpRouteDeps): Router {
     }
     if (origin) {
       ctx.set('access-control-allow-origin', origin);
-      ctx.set('access-control-expose-headers', 'www-authenticate, mcp-protocol-version, retry-after, ratelimit, ratelimit-policy');
+      ctx.set(
+        'access-control-expose-headers',
+        'www-authenticate, mcp-protocol-version, retry-after, ratelimit, ratelimit-policy',
+      );
       ctx.set('vary', 'Origin');
     }
     await next();

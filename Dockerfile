@@ -1,0 +1,24 @@
+# One image for the API and the worker (they differ only in their command; see docker-compose.yml).
+# Node 24 runs the TypeScript sources directly (type stripping), so there is no transpile step; the workflow
+# bundle is prebuilt so the worker never runs webpack at boot.
+FROM node:24-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --ignore-scripts=false
+COPY . .
+RUN npm run build
+
+FROM node:24-bookworm-slim
+ENV NODE_ENV=production
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev && npm cache clean --force
+COPY --from=build /app/src ./src
+COPY --from=build /app/activities ./activities
+COPY --from=build /app/workflows ./workflows
+COPY --from=build /app/bin ./bin
+COPY --from=build /app/dist/workflow-bundle.js ./dist/workflow-bundle.js
+ENV WORKFLOW_BUNDLE_PATH=/app/dist/workflow-bundle.js
+USER node
+EXPOSE 3000
+CMD ["node", "src/main.ts"]

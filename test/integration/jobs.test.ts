@@ -1,0 +1,130 @@
+/**
+ * The job mechanism end to end on the real Temporal server with a real worker: a Job row plus a workflow under
+ * a business id; a repeated start returns the running job; status reads come from the row; cancellation;
+ * a later start on the same key after the first job ended creates a new job.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Job, JobStep } from '../../src/domain/jobs/job.entity.ts';
+import type { WorkspaceScope } from '../../src/domain/shared/scope.ts';
+import { isTerminalJobStatus } from '../../src/domain/jobs/job-status.ts';
+import { JobKindKey, WorkspaceIdKey } from '../../src/temporal/search-attributes.ts';
+import { createTenant, type Tenant } from '../support/factories.ts';
+import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+
+let platform: TestPlatform;
+let tenant: Tenant;
+
+function scope(workspaceId = tenant.workspaceId): WorkspaceScope {
+  return { workspaceId, em: platform.container.orm.em.fork(), actor: 'test' };
+}
+
+async function waitForJob(jobId: string, predicate: (job: Job) => boolean, timeoutMs = 60_000): Promise<Job> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const job = await platform.container.services.jobs.get(scope(), jobId);
+    if (predicate(job)) return job;
+    if (Date.now() > deadline) throw new Error(`job ${jobId} stuck in ${job.status}`);
+    await sleep(100);
+  }
+}
+
+function selftest(key: string, steps: number, stepMs: number) {
+  return platform.container.services.jobs.start(scope(), {
+    kind: 'selftest',
+    workflowType: 'selftestWorkflow',
+    businessKey: key,
+    input: { steps, stepMs },
+    summary: `test ${key}`,
+  });
+}
+
+beforeAll(async () => {
+  platform = await startTestPlatform({ worker: true, label: 'jobs' });
+  tenant = await createTenant(platform.container);
+});
+
+afterAll(async () => {
+  await platform.close();
+});
+
+it('runs a job to completion, mirroring status, progress and step outputs in its row', async () => {
+  const { job, reused } = await selftest('happy', 3, 50);
+  expect(reused).toBe(false);
+  expect(job.workflowId).toBe(`selftest:${tenant.workspaceId}:happy`);
+  expect(job.runId).toMatch(/^[0-9a-f-]{36}$/);
+  const done = await waitForJob(job.id, (j) => isTerminalJobStatus(j.status));
+  expect(done.status).toBe('succeeded');
+  expect(done.progress).toEqual({ fraction: 1 });
+  expect(done.result).toEqual({ steps: 3, finishedOnAttempt: 1, resumedFromStep: 0 });
+  expect(done.startedAt).toBeInstanceOf(Date);
+  expect(done.finishedAt).toBeInstanceOf(Date);
+  const steps = await platform.container.orm.em.fork().find(JobStep, { job: job.id }, { orderBy: { name: 'asc' } });
+  expect(steps.map((s) => [s.name, s.attempt])).toEqual([
+    ['step-1', 1],
+    ['step-2', 1],
+    ['step-3', 1],
+  ]);
+  const description = await platform.container.temporal.client.workflow
+    .getHandle(job.workflowId, job.runId!)
+    .describe();
+  expect(description.status.name).toBe('COMPLETED');
+  expect(description.typedSearchAttributes.get(WorkspaceIdKey)).toBe(tenant.workspaceId);
+  expect(description.typedSearchAttributes.get(JobKindKey)).toBe('selftest');
+  expect(await description.staticSummary()).toBe('test happy');
+});
+
+it('returns the running job when the same job is started again', async () => {
+  const first = await selftest('dedupe', 4, 400);
+  const starts = await Promise.all([selftest('dedupe', 4, 400), selftest('dedupe', 99, 1), selftest('dedupe', 1, 1)]);
+  for (const again of starts) {
+    expect(again.reused).toBe(true);
+    expect(again.job.id).toBe(first.job.id);
+    expect(again.job.runId).toBe(first.job.runId);
+  }
+  const rows = await platform.container.orm.em.fork().count(Job, { workflowId: first.job.workflowId });
+  expect(rows).toBe(1);
+  const done = await waitForJob(first.job.id, (j) => isTerminalJobStatus(j.status));
+  expect(done.result).toMatchObject({ steps: 4 });
+});
+
+it('starts a new job on the same key once the previous one has ended', async () => {
+  const first = await selftest('sequential', 1, 10);
+  await waitForJob(first.job.id, (j) => isTerminalJobStatus(j.status));
+  const second = await selftest('sequential', 2, 10);
+  expect(second.reused).toBe(false);
+  expect(second.job.id).not.toBe(first.job.id);
+  expect(second.job.workflowId).toBe(first.job.workflowId);
+  expect(second.job.runId).not.toBe(first.job.runId);
+  const done = await waitForJob(second.job.id, (j) => isTerminalJobStatus(j.status));
+  expect(done.result).toMatchObject({ steps: 2 });
+});
+
+it('cancels a running job cooperatively and records the outcome', async () => {
+  const { job } = await selftest('cancel', 50, 200);
+  await waitForJob(job.id, (j) => j.status === 'running' && j.progress.fraction > 0);
+  const requested = await platform.container.services.jobs.requestCancel(scope(), job.id);
+  expect(requested.status).toBe('cancel_requested');
+  expect(requested.cancelRequestedAt).toBeInstanceOf(Date);
+  const done = await waitForJob(job.id, (j) => isTerminalJobStatus(j.status));
+  expect(done.status).toBe('cancelled');
+  const steps = await platform.container.orm.em.fork().count(JobStep, { job: job.id });
+  expect(steps).toBeLessThan(50);
+});
+
+it("answers another workspace's job id exactly like a missing one", async () => {
+  const { job } = await selftest('isolated', 1, 10);
+  const other = await createTenant(platform.container);
+  await expect(platform.container.services.jobs.get(scope(other.workspaceId), job.id)).rejects.toMatchObject({
+    code: 'not_found',
+    message: `Job ${job.id} was not found`,
+  });
+  await expect(
+    platform.container.services.jobs.get(scope(other.workspaceId), 'job_01J0000000000000000000000'),
+  ).rejects.toMatchObject({
+    code: 'not_found',
+    message: 'Job job_01J0000000000000000000000 was not found',
+  });
+  await expect(platform.container.services.jobs.requestCancel(scope(other.workspaceId), job.id)).rejects.toMatchObject({
+    code: 'not_found',
+  });
+});

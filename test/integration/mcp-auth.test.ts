@@ -1,0 +1,227 @@
+/**
+ * The tool server's HTTP edge: the 401 challenge and the metadata documents it points to, API key happy and
+ * bad paths (each a clear error that changes nothing), query-string tokens, methods other than POST.
+ */
+import { ApiKey } from '../../src/domain/workspaces/api-key.entity.ts';
+import { Job } from '../../src/domain/jobs/job.entity.ts';
+import { CreditLedgerEntry } from '../../src/domain/credits/credit-ledger-entry.entity.ts';
+import { createTenant, type Tenant } from '../support/factories.ts';
+import { closeTestFetch, testFetch } from '../support/http.ts';
+import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+
+let platform: TestPlatform;
+let tenant: Tenant;
+
+const callHealth = {
+  jsonrpc: '2.0',
+  id: 7,
+  method: 'tools/call',
+  params: { name: 'get_platform_info', arguments: { topic: 'health' } },
+};
+
+async function post(headers: Record<string, string>, body: unknown = callHealth, query = '') {
+  const response = await testFetch(`${platform.urls.mcp}${query}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, any> };
+}
+
+/** Everything a failed authentication must leave untouched. */
+async function snapshotState() {
+  const em = platform.container.orm.em.fork();
+  const keys = await em.find(ApiKey, {}, { orderBy: { id: 'asc' } });
+  return {
+    keys: keys.map((k) => ({
+      id: k.id,
+      lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
+      disabledAt: k.disabledAt?.toISOString() ?? null,
+    })),
+    jobs: await em.count(Job, {}),
+    ledger: await em.count(CreditLedgerEntry, {}),
+  };
+}
+
+beforeAll(async () => {
+  platform = await startTestPlatform({ label: 'mcpauth' });
+  tenant = await createTenant(platform.container, { credits: 10 });
+});
+
+afterAll(async () => {
+  await platform.close();
+  await closeTestFetch();
+});
+
+describe('unauthenticated requests', () => {
+  it('get 401 with the resource-metadata challenge and no error code', async () => {
+    const response = await post({});
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toBe(
+      `Bearer resource_metadata="${platform.urls.platform}/.well-known/oauth-protected-resource/mcp"`,
+    );
+    expect(response.body).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: {
+        code: -32000,
+        message:
+          'Authentication required: send Authorization: Bearer <access token> (OAuth) or x-api-key: <workspace API key>',
+        data: { code: 'missing_credentials' },
+      },
+    });
+  });
+
+  it.each([
+    '/.well-known/oauth-protected-resource/mcp',
+    '/.well-known/oauth-protected-resource/api/mcp',
+    '/.well-known/oauth-protected-resource',
+    '/.well-known/oauth-protected-resource/api/mcp?profile=abc',
+  ])('serve the protected-resource metadata at %s', async (path) => {
+    const response = await testFetch(`${platform.urls.platform}${path}`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(response.headers.get('access-control-allow-origin')).toBe('*');
+    expect(await response.json()).toEqual({
+      resource: platform.urls.mcp,
+      authorization_servers: [platform.urls.auth],
+      scopes_supported: ['mcp:read', 'mcp:write'],
+      bearer_methods_supported: ['header'],
+      resource_name: 'Campaign platform MCP server',
+      resource_documentation: `${platform.urls.base}/llms.txt`,
+    });
+  });
+
+  it('answer GET and DELETE with 405 (no SSE stream is offered)', async () => {
+    for (const method of ['GET', 'DELETE']) {
+      const response = await testFetch(platform.urls.mcp, { method, headers: { 'x-api-key': tenant.apiKey } });
+      expect(response.status).toBe(405);
+      expect(response.headers.get('allow')).toBe('POST');
+    }
+  });
+
+  it('refuse a host the platform does not serve', async () => {
+    const response = await testFetch(`http://unknown.localhost:${platform.port}/api/mcp`, { method: 'POST' });
+    expect(response.status).toBe(404);
+  });
+});
+
+describe('API keys', () => {
+  it('authenticate a valid key and bind the request to its workspace', async () => {
+    const response = await post(
+      { 'x-api-key': tenant.apiKey },
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'get_platform_info', arguments: { topic: 'organization' } },
+      },
+    );
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(response.body.result.structuredContent.organization).toMatchObject({
+      id: tenant.workspaceId,
+      name: tenant.workspaceName,
+      role: 'owner',
+      credits: { available: 10, held: 0, spent: 0 },
+    });
+  });
+
+  it('record when a key was last used', async () => {
+    const em = platform.container.orm.em.fork();
+    const key = await em.findOneOrFail(ApiKey, { id: tenant.apiKeyId });
+    expect(key.lastUsedAt).toBeInstanceOf(Date);
+  });
+
+  const badKeys: [string, () => Record<string, string>, string, string][] = [
+    ['malformed', () => ({ 'x-api-key': 'not-a-key' }), 'malformed_api_key', 'Malformed API key'],
+    ['unknown', () => ({ 'x-api-key': `cpk_${'A'.repeat(43)}` }), 'unknown_api_key', 'Unknown API key'],
+    ['a bearer token of the wrong shape', () => ({ authorization: 'Basic abc' }), 'invalid_token', 'Bearer'],
+  ];
+
+  it.each(badKeys)(
+    'refuse a %s credential with a clear error and change nothing',
+    async (_label, headers, reason, text) => {
+      const before = await snapshotState();
+      const response = await post(headers());
+      expect(response.status).toBe(401);
+      expect(response.body.error.data.code).toBe(reason);
+      expect(response.body.error.message).toContain(text);
+      expect(response.headers.get('www-authenticate')).toMatch(
+        new RegExp(
+          `^Bearer error="invalid_token", error_description="[^"]+", resource_metadata="${platform.urls.platform.replace(/[.]/g, '\\.')}/\\.well-known/oauth-protected-resource/mcp"$`,
+        ),
+      );
+      expect(await snapshotState()).toEqual(before);
+    },
+  );
+
+  it('refuse a disabled key, naming when it was disabled, and change nothing', async () => {
+    const other = await createTenant(platform.container);
+    await platform.container.services.workspaces.disableApiKey(
+      platform.container.orm.em.fork(),
+      other.workspaceId,
+      other.apiKeyId,
+    );
+    const before = await snapshotState();
+    const response = await post({ 'x-api-key': other.apiKey });
+    expect(response.status).toBe(401);
+    expect(response.body.error.data.code).toBe('disabled_api_key');
+    expect(response.body.error.message).toMatch(/^This API key was disabled on \d{4}-\d{2}-\d{2}T/);
+    expect(await snapshotState()).toEqual(before);
+  });
+
+  it('refuse credentials in the query string even alongside a valid key', async () => {
+    const response = await post({ 'x-api-key': tenant.apiKey }, callHealth, `?access_token=${tenant.apiKey}`);
+    expect(response.status).toBe(401);
+    expect(response.body.error.data.code).toBe('token_in_query');
+  });
+
+  it('stop working for a key whose creator left the workspace', async () => {
+    const other = await createTenant(platform.container);
+    const em = platform.container.orm.em.fork();
+    const { Membership } = await import('../../src/domain/workspaces/membership.entity.ts');
+    await em.nativeDelete(Membership, { workspace: other.workspaceId, user: other.userId });
+    const response = await post({ 'x-api-key': other.apiKey });
+    expect(response.status).toBe(401);
+    expect(response.body.error.data.code).toBe('api_key_creator_removed');
+  });
+});
+
+describe('request bodies', () => {
+  it('refuse a non-JSON body with a JSON-RPC parse error', async () => {
+    const response = await testFetch(platform.urls.mcp, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': tenant.apiKey },
+      body: '{not json',
+    });
+    expect(response.status).toBe(400);
+    expect((await response.json()).error.code).toBe(-32700);
+  });
+
+  it('refuse a body that is not JSON at all with 415', async () => {
+    const response = await testFetch(platform.urls.mcp, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain', 'x-api-key': tenant.apiKey },
+      body: 'hello',
+    });
+    expect(response.status).toBe(415);
+  });
+
+  it('serve a plain curl-style request that accepts only JSON', async () => {
+    const response = await testFetch(platform.urls.mcp, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: '*/*', 'x-api-key': tenant.apiKey },
+      body: JSON.stringify(callHealth),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    const body = await response.json();
+    expect(body.id).toBe(7);
+    expect(body.result.structuredContent.health).toMatchObject({
+      status: 'ok',
+      database: { status: 'up' },
+      temporal: { status: 'up', namespace: 'default' },
+    });
+  });
+});

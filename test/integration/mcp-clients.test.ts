@@ -1,0 +1,104 @@
+/**
+ * `get_platform_info` through real MCP clients over HTTP, in both protocol eras: the SDK v2 client pinned to
+ * 2026-07-28 (`server/discover`, per-request envelopes), the v2 client in its default 2025 handshake, and
+ * the v1 SDK client (`@modelcontextprotocol/sdk` with its Streamable HTTP transport).
+ */
+import { createTenant, type Tenant } from '../support/factories.ts';
+import { closeTestFetch } from '../support/http.ts';
+import { connectV1, connectV2, type ConnectedClient } from '../support/mcp-clients.ts';
+import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+
+let platform: TestPlatform;
+let tenant: Tenant;
+
+beforeAll(async () => {
+  platform = await startTestPlatform({ label: 'mcpclients' });
+  tenant = await createTenant(platform.container, { credits: 25, name: 'Acme Coffee' });
+});
+
+afterAll(async () => {
+  await platform.close();
+  await closeTestFetch();
+});
+
+const clients: [string, () => Promise<ConnectedClient>, 'modern' | 'legacy'][] = [
+  ['SDK v2, 2026-07-28', () => connectV2(platform.urls.mcp, { 'x-api-key': tenant.apiKey }, 'modern'), 'modern'],
+  ['SDK v2, 2025 handshake', () => connectV2(platform.urls.mcp, { 'x-api-key': tenant.apiKey }, 'legacy'), 'legacy'],
+  ['SDK v1 (2025-era client)', () => connectV1(platform.urls.mcp, { 'x-api-key': tenant.apiKey }), 'legacy'],
+];
+
+describe.each(clients)('%s', (_label, connect, era) => {
+  let client: ConnectedClient;
+  beforeAll(async () => {
+    client = await connect();
+  });
+  afterAll(async () => {
+    await client.close();
+  });
+
+  it('negotiates the expected protocol era', () => {
+    expect(client.era).toBe(era);
+  });
+
+  it('lists get_platform_info as a read-only tool with explicit annotations and schemas', async () => {
+    const tools = await client.listTools();
+    const tool = tools.find((t) => t.name === 'get_platform_info');
+    expect(tool).toBeDefined();
+    expect(tool!.annotations).toEqual({
+      title: 'Platform info',
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    });
+    expect(tool!.inputSchema).toMatchObject({
+      type: 'object',
+      properties: { topic: { enum: ['health', 'organization', 'tool_profiles'] } },
+      required: ['topic'],
+      additionalProperties: false,
+    });
+  });
+
+  it('reports the database and Temporal as up', async () => {
+    const result = await client.callTool('get_platform_info', { topic: 'health' });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({
+      topic: 'health',
+      health: { status: 'ok', database: { status: 'up' }, temporal: { status: 'up' } },
+    });
+    expect(result.content[0]?.text).toMatch(/^Platform ok: database up, Temporal up/);
+  });
+
+  it("names the key's workspace, role and credits", async () => {
+    const result = await client.callTool('get_platform_info', { topic: 'organization' });
+    expect(result.structuredContent).toMatchObject({
+      organization: { id: tenant.workspaceId, name: 'Acme Coffee', role: 'owner', credits: { available: 25 } },
+    });
+  });
+
+  it('lists the tool profiles', async () => {
+    const result = await client.callTool('get_platform_info', { topic: 'tool_profiles' });
+    const profiles = (result.structuredContent as { profiles: { current: string; available: { name: string }[] } })
+      .profiles;
+    expect(profiles.current).toBe('external_default');
+    expect(profiles.available.map((p) => p.name)).toEqual(
+      expect.arrayContaining([
+        'external_default',
+        'campaign_ops',
+        'analytics_read',
+        'video_ops',
+        'ai_studio_ops',
+        'autonomous_ops',
+      ]),
+    );
+  });
+
+  it('answers bad arguments with a structured error the agent can act on', async () => {
+    const result = await client.callTool('get_platform_info', { topic: 'weather', extra: 1 });
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toBeUndefined();
+    expect(result._meta?.['io.campaign-platform/error']).toMatchObject({ code: 'validation_failed' });
+    expect(result.content[0]?.text).toMatch(/^validation_failed: Invalid arguments for get_platform_info: /);
+    expect(result.content[0]?.text).toContain('unknown argument(s): extra');
+  });
+});

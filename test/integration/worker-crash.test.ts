@@ -1,0 +1,131 @@
+/**
+ * Restart survival: a worker process killed with SIGKILL in the middle of a long activity, then a new worker
+ * started; the job resumes from its last heartbeat and completes exactly once.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Job, JobStep } from '../../src/domain/jobs/job.entity.ts';
+import { isTerminalJobStatus } from '../../src/domain/jobs/job-status.ts';
+import { createTenant, type Tenant } from '../support/factories.ts';
+import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { spawnWorker, type WorkerProcess } from '../support/worker-process.ts';
+
+let platform: TestPlatform;
+let tenant: Tenant;
+const workers: WorkerProcess[] = [];
+
+async function readJob(jobId: string): Promise<Job> {
+  return platform.container.orm.em.fork().findOneOrFail(Job, { id: jobId });
+}
+
+beforeAll(async () => {
+  platform = await startTestPlatform({ label: 'crash' });
+  tenant = await createTenant(platform.container);
+});
+
+afterAll(async () => {
+  for (const worker of workers) await worker.kill('SIGKILL');
+  await platform.close();
+});
+
+it('resumes a job after its worker is SIGKILLed mid-activity and completes it exactly once', async () => {
+  const first = spawnWorker(platform.config);
+  workers.push(first);
+  await first.ready;
+
+  const STEPS = 12;
+  const { job } = await platform.container.services.jobs.start(
+    { workspaceId: tenant.workspaceId, em: platform.container.orm.em.fork(), actor: 'test' },
+    {
+      kind: 'selftest',
+      workflowType: 'selftestWorkflow',
+      businessKey: 'crash',
+      input: { steps: STEPS, stepMs: 400 },
+      summary: 'crash test',
+    },
+  );
+
+  // Let a few steps complete, then kill the worker without any chance to clean up.
+  for (;;) {
+    const current = await readJob(job.id);
+    if (current.progress.fraction >= 3 / STEPS) break;
+    await sleep(50);
+  }
+  await first.kill('SIGKILL');
+  const atKill = await readJob(job.id);
+  expect(atKill.status).toBe('running');
+  const stepsAtKill = Math.round(atKill.progress.fraction * STEPS);
+  expect(stepsAtKill).toBeGreaterThanOrEqual(3);
+  expect(stepsAtKill).toBeLessThan(STEPS);
+
+  // Nothing progresses while no worker runs.
+  await sleep(1_500);
+  expect(Math.round((await readJob(job.id)).progress.fraction * STEPS)).toBe(stepsAtKill);
+
+  const second = spawnWorker(platform.config);
+  workers.push(second);
+  await second.ready;
+
+  let done = await readJob(job.id);
+  const deadline = Date.now() + 90_000;
+  while (!isTerminalJobStatus(done.status) && Date.now() < deadline) {
+    await sleep(200);
+    done = await readJob(job.id);
+  }
+  expect(done.status).toBe('succeeded');
+  const result = done.result as { steps: number; finishedOnAttempt: number; resumedFromStep: number };
+  expect(result.steps).toBe(STEPS);
+  expect(result.finishedOnAttempt).toBeGreaterThanOrEqual(2);
+  // It resumed from its last heartbeat, not from the start. Heartbeats are throttled (to 80% of the heartbeat
+  // timeout), so the last one the server saw may lag the last completed step; the steps in between run again.
+  expect(result.resumedFromStep).toBeGreaterThanOrEqual(1);
+  expect(result.resumedFromStep).toBeLessThanOrEqual(stepsAtKill);
+
+  // ...and running a step again does not record it again: every step's effect exists exactly once, and the
+  // steps finished before the kill keep the record of the attempt that did them.
+  const steps = await platform.container.orm.em.fork().find(JobStep, { job: job.id });
+  expect(steps).toHaveLength(STEPS);
+  expect(new Set(steps.map((s) => s.name)).size).toBe(STEPS);
+  expect(steps.filter((s) => s.attempt === 1).length).toBeGreaterThanOrEqual(stepsAtKill);
+  expect(steps.filter((s) => s.attempt >= 2).length).toBeGreaterThan(0);
+
+  // Temporal agrees: one completed run, one successful completion of the long activity.
+  const handle = platform.container.temporal.client.workflow.getHandle(job.workflowId, job.runId!);
+  const history = await handle.fetchHistory();
+  const types = (history.events ?? []).map((event) => event.eventType);
+  const count = (type: number) => types.filter((t) => t === type).length;
+  const { temporal } = (await import('@temporalio/proto')).default;
+  const EventType = temporal.api.enums.v1.EventType;
+  expect(count(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED)).toBe(1);
+  const completedActivities = (history.events ?? []).filter(
+    (event) => event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED,
+  ).length;
+  // markJobRunning + runSelftestSteps + completeJob, each completed once.
+  expect(completedActivities).toBe(3);
+  expect((await handle.describe()).status.name).toBe('COMPLETED');
+});
+
+it('stops gracefully on SIGTERM, letting an in-flight activity finish first', async () => {
+  const worker = spawnWorker(platform.config);
+  workers.push(worker);
+  await worker.ready;
+  const { job } = await platform.container.services.jobs.start(
+    { workspaceId: tenant.workspaceId, em: platform.container.orm.em.fork(), actor: 'test' },
+    {
+      kind: 'selftest',
+      workflowType: 'selftestWorkflow',
+      businessKey: 'graceful',
+      input: { steps: 3, stepMs: 300 },
+      summary: 'graceful',
+    },
+  );
+  for (;;) {
+    if ((await readJob(job.id)).status === 'running') break;
+    await sleep(50);
+  }
+  const exited = new Promise<number | null>((resolve) => worker.child.once('exit', (code) => resolve(code)));
+  worker.child.kill('SIGTERM');
+  expect(await exited).toBe(0);
+  expect(worker.output()).toContain('"worker stopped"');
+  // The activity that was running when the signal came finished all its steps before the worker left.
+  expect(await platform.container.orm.em.fork().count(JobStep, { job: job.id })).toBe(3);
+});

@@ -1,0 +1,5 @@
+import { runTeardown } from './global-state.ts';
+
+export default async function globalTeardown(): Promise<void> {
+  await runTeardown();
+}

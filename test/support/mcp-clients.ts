@@ -1,0 +1,55 @@
+/**
+ * Real MCP clients over HTTP: the SDK v2 client (`@modelcontextprotocol/client`, which negotiates the
+ * 2026-07-28 era when asked) and the v1 client (`@modelcontextprotocol/sdk`, a 2025-era client).
+ */
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { testFetch } from './http.ts';
+
+export type Era = 'modern' | 'legacy';
+
+export interface ConnectedClient {
+  callTool(name: string, args: Record<string, unknown>): Promise<ToolCallResult>;
+  listTools(): Promise<
+    { name: string; annotations?: Record<string, unknown>; inputSchema: unknown; outputSchema?: unknown }[]
+  >;
+  era: Era;
+  close(): Promise<void>;
+}
+
+export interface ToolCallResult {
+  isError?: boolean;
+  structuredContent?: Record<string, unknown>;
+  content: { type: string; text?: string }[];
+  _meta?: Record<string, unknown>;
+}
+
+export async function connectV2(
+  url: string,
+  headers: Record<string, string>,
+  era: Era = 'modern',
+): Promise<ConnectedClient> {
+  const client = new ClientV2(
+    { name: 'test-client-v2', version: '1.0.0' },
+    era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {},
+  );
+  await client.connect(new TransportV2(new URL(url), { fetch: testFetch, requestInit: { headers } }));
+  return {
+    era: client.getProtocolEra() as Era,
+    callTool: async (name, args) => (await client.callTool({ name, arguments: args })) as ToolCallResult,
+    listTools: async () => (await client.listTools()).tools as never,
+    close: () => client.close(),
+  };
+}
+
+export async function connectV1(url: string, headers: Record<string, string>): Promise<ConnectedClient> {
+  const client = new ClientV1({ name: 'test-client-v1', version: '1.0.0' });
+  await client.connect(new TransportV1(new URL(url), { fetch: testFetch, requestInit: { headers } }));
+  return {
+    era: 'legacy',
+    callTool: async (name, args) => (await client.callTool({ name, arguments: args })) as ToolCallResult,
+    listTools: async () => (await client.listTools()).tools as never,
+    close: () => client.close(),
+  };
+}

@@ -1,0 +1,114 @@
+/**
+ * A real platform for a test file: its own database (cloned from the migrated template), the shared Temporal
+ * server with a task queue of its own, the real Koa application listening on a free port, and — when asked —
+ * a real worker on that task queue.
+ */
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import pg from 'pg';
+import { loadConfig, type Config, type Env } from '../../src/config.ts';
+import { createContainer, type Container } from '../../src/container.ts';
+import { createHttpApp } from '../../src/http/app.ts';
+import { createLogger } from '../../src/logger.ts';
+import { startWorker, type RunningWorker } from '../../src/worker.ts';
+import { freePort } from './global-setup.ts';
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set: run the tests through jest (global set-up provides it)`);
+  return value;
+}
+
+/** Clones the migrated template into a fresh database for one test file. */
+export async function createTestDatabase(label = 'db'): Promise<string> {
+  const adminUrl = required('TEST_DATABASE_ADMIN_URL');
+  const name = `cp_test_${required('TEST_RUN_ID')}_${label
+    .replace(/[^a-z0-9]/gi, '')
+    .toLowerCase()
+    .slice(0, 20)}_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(
+      `create database ${admin.escapeIdentifier(name)} template ${admin.escapeIdentifier(required('TEST_TEMPLATE_DATABASE'))}`,
+    );
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+export const TEST_COOKIE_SECRET = 'test-cookie-secret-0123456789abcdefghijklmnop';
+
+/** A validated config for tests; `overrides` are environment variables. */
+export function testConfig(port: number, databaseUrl: string, overrides: Env = {}): Config {
+  return loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    HTTP_PORT: String(port),
+    DATABASE_URL: databaseUrl,
+    TEMPORAL_ADDRESS: required('TEST_TEMPORAL_ADDRESS'),
+    TEMPORAL_TASK_QUEUE: `test-${randomBytes(6).toString('hex')}`,
+    WORKFLOW_BUNDLE_PATH: required('TEST_WORKFLOW_BUNDLE'),
+    COOKIE_SECRETS: TEST_COOKIE_SECRET,
+    DATA_DIR: '.data/test',
+    ...overrides,
+  });
+}
+
+export interface TestPlatform {
+  config: Config;
+  container: Container;
+  port: number;
+  /** Base URLs with the real port, e.g. `http://app.localhost:41234`. */
+  urls: Config['urls'];
+  worker: RunningWorker | null;
+  startWorker(): Promise<RunningWorker>;
+  close(): Promise<void>;
+}
+
+let runtimeInstalled = false;
+
+export async function startTestPlatform(
+  options: { worker?: boolean; env?: Env; label?: string } = {},
+): Promise<TestPlatform> {
+  const port = await freePort();
+  const config = testConfig(port, await createTestDatabase(options.label), options.env);
+  const log = createLogger({ level: config.logLevel, name: 'test' });
+  const container = await createContainer(config, { log, migrate: false });
+  const { app, close: closeApp } = createHttpApp(container);
+  const server = http.createServer(app.callback());
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  void (server.address() as AddressInfo);
+
+  const platform: TestPlatform = {
+    config,
+    container,
+    port,
+    urls: config.urls,
+    worker: null,
+    async startWorker() {
+      if (!runtimeInstalled) {
+        Runtime.install({ logger: new DefaultLogger('ERROR') });
+        runtimeInstalled = true;
+      }
+      platform.worker = await startWorker(config, log);
+      return platform.worker;
+    },
+    async close() {
+      if (platform.worker) await platform.worker.shutdown();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await closeApp();
+      await container.close();
+    },
+  };
+  if (options.worker) await platform.startWorker();
+  return platform;
+}

@@ -1,0 +1,70 @@
+import { canTransitionJob, isTerminalJobStatus, JOB_STATUSES } from '../../src/domain/jobs/job-status.ts';
+import { isIdOf, newId } from '../../src/domain/shared/ids.ts';
+import { RESERVED_SLUGS, slugify } from '../../src/domain/workspaces/slug.ts';
+import { createProfileResolver } from '../../src/mcp/profile-resolver.ts';
+import type { Principal } from '../../src/auth/principal.ts';
+
+describe('job statuses', () => {
+  it('never leave a terminal state', () => {
+    for (const terminal of ['succeeded', 'failed', 'cancelled'] as const) {
+      expect(isTerminalJobStatus(terminal)).toBe(true);
+      for (const next of JOB_STATUSES) expect(canTransitionJob(terminal, next)).toBe(false);
+    }
+  });
+
+  it('let a cancellation request end only in a terminal state', () => {
+    expect(canTransitionJob('cancel_requested', 'running')).toBe(false);
+    expect(canTransitionJob('cancel_requested', 'cancelled')).toBe(true);
+    expect(canTransitionJob('running', 'input_required')).toBe(true);
+    expect(canTransitionJob('input_required', 'running')).toBe(true);
+  });
+});
+
+describe('ids', () => {
+  it('are prefixed, time-ordered ULIDs', () => {
+    const a = newId('workspace');
+    const b = newId('workspace');
+    expect(a).toMatch(/^ws_[0-9A-HJKMNP-TV-Z]{26}$/);
+    expect(isIdOf('workspace', a)).toBe(true);
+    expect(isIdOf('job', a)).toBe(false);
+    expect(a < b || a.slice(0, 13) === b.slice(0, 13)).toBe(true);
+  });
+});
+
+describe('workspace slugs', () => {
+  it.each([
+    ['Acme Coffee', 'acme-coffee'],
+    ['  Café   Ünïcode!! ', 'cafe-unicode'],
+    ['X', 'workspace-x'],
+    ['日本', 'workspace'],
+    ['a'.repeat(80), 'a'.repeat(40)],
+  ])('%j → %j', (name, slug) => {
+    expect(slugify(name)).toBe(slug);
+  });
+
+  it('reserve the platform host names', () => {
+    for (const name of ['www', 'app', 'auth', 'api']) expect(RESERVED_SLUGS.has(name)).toBe(true);
+  });
+});
+
+describe('profile resolution', () => {
+  const principal = { workspaceId: 'ws_1' } as Principal;
+  const lookup = async (code: string, workspaceId: string) =>
+    code === 'secret-code' && workspaceId === 'ws_1' ? 'campaign_ops' : null;
+  const resolver = createProfileResolver(lookup);
+
+  it('uses the default profile without a parameter', async () => {
+    expect(await resolver.resolve(principal, undefined)).toBe('external_default');
+    expect(await resolver.resolve(principal, '')).toBe('external_default');
+  });
+
+  it('selects a profile only through its call code', async () => {
+    expect(await resolver.resolve(principal, 'secret-code')).toBe('campaign_ops');
+  });
+
+  it('falls back to the discovery profile for a profile name, an unknown code or a foreign code', async () => {
+    expect(await resolver.resolve(principal, 'campaign_ops')).toBe('discovery');
+    expect(await resolver.resolve(principal, 'nope')).toBe('discovery');
+    expect(await resolver.resolve({ workspaceId: 'ws_2' } as Principal, 'secret-code')).toBe('discovery');
+  });
+});
