@@ -6,6 +6,7 @@
  * instead of failing later on first use.
  */
 import { randomBytes } from 'node:crypto';
+import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -94,12 +95,23 @@ const EnvSchema = z.object({
   TEMPORAL_TASK_QUEUE: z.string().trim().min(1).default('campaign-platform'),
   TEMPORAL_CLI_PATH: optionalString,
   TOOLS_DIR: z.string().trim().min(1).default('.tools'),
+  CLI_CREDENTIALS_FILE: optionalString,
   TEMPORAL_DEV_PORT: port.default(7233),
   TEMPORAL_UI_PORT: port.default(8233),
   TEMPORAL_UI_URL: optionalString,
   WORKFLOW_BUNDLE_PATH: optionalString,
 
   COOKIE_SECRETS: secretList.optional(),
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(120),
+  SSRF_ALLOW_PRIVATE_HOSTS: z
+    .string()
+    .optional()
+    .transform((value) =>
+      (value ?? '')
+        .split(',')
+        .map((host) => host.trim().toLowerCase())
+        .filter(Boolean),
+    ),
   ALLOWED_ORIGINS: z
     .string()
     .optional()
@@ -169,6 +181,12 @@ export interface Config {
   secrets: { cookieKeys: string[] };
   /** Browser origins allowed to call `/api/mcp` besides the platform's own (DNS-rebinding protection). */
   allowedOrigins: string[];
+  /** Requests per minute per token (OAuth grant or API key) on the tool server. */
+  rateLimitPerMinute: number;
+  /** Hosts the open-web fetcher may reach on private addresses (operator opt-in, e.g. an internal catalogue). */
+  ssrfAllowPrivateHosts: string[];
+  /** Where `campaignctl login` keeps its OAuth tokens (mode 0600). */
+  cliCredentialsFile: string;
 }
 
 /** Thrown by `loadConfig`; `problems` holds one line per offending variable. */
@@ -257,6 +275,11 @@ export function loadConfig(env: Env): Config {
     },
     secrets: { cookieKeys },
     allowedOrigins: [new URL(platformUrl).origin, ...e.ALLOWED_ORIGINS],
+    rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    ssrfAllowPrivateHosts: e.SSRF_ALLOW_PRIVATE_HOSTS,
+    cliCredentialsFile: path.resolve(
+      e.CLI_CREDENTIALS_FILE ?? path.join(os.homedir(), '.config', 'campaign-platform', 'credentials.json'),
+    ),
   };
 }
 

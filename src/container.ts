@@ -3,6 +3,15 @@
  * A plain object, no DI framework. Tests build their own containers against the test database and server.
  */
 import type { MikroORM } from '@mikro-orm/postgresql';
+import type Provider from 'oidc-provider';
+import { createBearerVerifier } from './auth/bearer.ts';
+import type { BearerVerifier } from './auth/authenticate.ts';
+import { createConnectedAppsService } from './auth/oidc/connected-apps.ts';
+import { createOidcProvider } from './auth/oidc/provider.ts';
+import { createAuditService } from './domain/audit/audit.service.ts';
+import { createRateLimiter } from './domain/rate-limits/rate-limiter.ts';
+import { createSessionsService } from './domain/sessions/sessions.service.ts';
+import { createSafeFetch, type SafeFetch, type SafeFetchOptions } from './net/safe-fetch.ts';
 import type { Config } from './config.ts';
 import { createOrm, migrateToLatest } from './db/orm.ts';
 import { createCreditsService } from './domain/credits/credits.service.ts';
@@ -23,6 +32,10 @@ export interface Container {
   orm: MikroORM;
   temporal: TemporalClient;
   services: ReturnType<typeof createServices>;
+  /** The authorization server and the resource server's token verifier. */
+  oauth: { provider: Provider; verifyBearer: BearerVerifier };
+  /** The SSRF-guarded fetcher for anything on the open web. */
+  safeFetch: SafeFetch;
   close(): Promise<void>;
 }
 
@@ -31,6 +44,10 @@ function createServices(config: Config, orm: MikroORM, temporal: TemporalClient)
   const launcher = createTemporalJobLauncher(temporal.client, config.temporal.taskQueue);
   return {
     workspaces: createWorkspacesService(),
+    audit: createAuditService(),
+    sessions: createSessionsService(),
+    rateLimiter: createRateLimiter(orm),
+    connectedApps: createConnectedAppsService(),
     credits,
     jobs: createJobsService({ launcher }),
     health: createHealthService({ orm, temporal: temporal.connection, namespace: config.temporal.namespace }),
@@ -44,6 +61,8 @@ export interface ContainerOptions {
   /** Connect to Temporal on first use instead of at start (the CLI), skipping search-attribute set-up. */
   lazyTemporal?: boolean;
   log?: Logger;
+  /** Overrides for the open-web fetcher (tests inject a DNS table for their loopback servers). */
+  safeFetch?: SafeFetchOptions;
 }
 
 export async function createContainer(config: Config, options: ContainerOptions = {}): Promise<Container> {
@@ -69,13 +88,18 @@ export async function createContainer(config: Config, options: ContainerOptions 
       const added = await ensureSearchAttributes(temporal.connection.operatorService, config.temporal.namespace);
       if (added.length) log.info({ added }, 'registered Temporal search attributes');
     }
+    const safeFetch = createSafeFetch({ allowPrivateHosts: config.ssrfAllowPrivateHosts, ...options.safeFetch });
+    const provider = await createOidcProvider({ config, orm, log, safeFetch });
     return {
       config,
       log,
       orm,
       temporal,
       services: createServices(config, orm, temporal),
+      oauth: { provider, verifyBearer: createBearerVerifier({ provider, orm, config }) },
+      safeFetch,
       async close() {
+        await safeFetch.close();
         await temporal.connection.close();
         await orm.close();
       },

@@ -6,6 +6,7 @@ import { loadConfigOrExit } from './config.ts';
 import { createContainer } from './container.ts';
 import { createHttpApp } from './http/app.ts';
 import { createLogger } from './logger.ts';
+import { pruneExpiredPayloads } from './auth/oidc/adapter.ts';
 
 const config = loadConfigOrExit();
 const log = createLogger({ level: config.logLevel, name: 'api' });
@@ -23,6 +24,18 @@ server.keepAliveTimeout = 65_000;
 server.listen(config.http.port, config.http.host, () => {
   log.info({ host: config.http.host, port: config.http.port, mcp: config.urls.mcp }, 'API listening');
 });
+
+// Housekeeping every 10 minutes on every instance (each statement is idempotent): expired sessions, OAuth
+// payloads and rate-limit state are deleted.
+const housekeeping = setInterval(() => {
+  const { services, orm } = container!;
+  void Promise.all([
+    services.sessions.prune(orm.em.fork()),
+    services.rateLimiter.prune(),
+    pruneExpiredPayloads(orm),
+  ]).catch((error: unknown) => log.warn({ err: error }, 'housekeeping failed'));
+}, 10 * 60_000);
+housekeeping.unref();
 
 let stopping = false;
 async function shutdown(signal: string) {

@@ -7,8 +7,6 @@
  * a challenge to a request without credentials carries no error code).
  */
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { ApiKey } from '../domain/workspaces/api-key.entity.ts';
-import { Membership } from '../domain/workspaces/membership.entity.ts';
 import { roleAtLeast, type Role } from '../domain/workspaces/roles.ts';
 import { hashApiKeySecret, looksLikeApiKey } from './api-key-secrets.ts';
 import type { Principal } from './principal.ts';
@@ -47,6 +45,17 @@ const QUERY_TOKEN_PARAMETERS = ['access_token', 'api_key', 'apikey', 'x-api-key'
 /** `last_used_at` is refreshed at most this often per key, so authentication does not write on every request. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
+interface KeyRow {
+  id: string;
+  workspace_id: string;
+  created_by_id: string | null;
+  role: Role;
+  disabled_at: Date | string | null;
+  last_used_at: Date | string | null;
+  deleted_at: Date | string | null;
+  member_role: Role | null;
+}
+
 function lowerRole(a: Role, b: Role): Role {
   return roleAtLeast(a, b) ? b : a;
 }
@@ -59,42 +68,48 @@ export function createAuthenticator(deps: { orm: MikroORM; verifyBearer?: Bearer
         'Malformed API key: expected "cpk_" followed by 43 characters, as shown once when the key was created',
       );
     }
-    const em = deps.orm.em.fork();
-    const key = await em.findOne(ApiKey, { secretHash: hashApiKeySecret(secret) });
+    // One indexed query on the hot path: the key, its workspace's state and its creator's current role.
+    const rows = await deps.orm.em.getConnection().execute<KeyRow[]>(
+      `select k.id, k.workspace_id, k.created_by_id, k.role, k.disabled_at, k.last_used_at, w.deleted_at, m.role as member_role
+       from api_keys k
+       join workspaces w on w.id = k.workspace_id
+       left join memberships m on m.workspace_id = k.workspace_id and m.user_id = k.created_by_id
+       where k.secret_hash = ?`,
+      [hashApiKeySecret(secret)],
+    );
+    const key = rows[0];
     if (!key) throw new AuthenticationFailure('unknown_api_key', 'Unknown API key');
-    if (key.disabledAt) {
+    if (key.deleted_at) throw new AuthenticationFailure('unknown_api_key', "This API key's workspace was deleted");
+    if (key.disabled_at) {
       throw new AuthenticationFailure(
         'disabled_api_key',
-        `This API key was disabled on ${key.disabledAt.toISOString()}; create a new one in Settings > API keys`,
+        `This API key was disabled on ${new Date(key.disabled_at).toISOString()}; create a new one in Settings > API keys`,
       );
     }
     // A key never outranks the person who made it: if their role went down, so does the key's; if they left
     // the workspace, the key stops working.
     let role = key.role;
-    let userId: string | null = null;
-    if (key.createdBy) {
-      const membership = await em.findOne(Membership, { workspace: key.workspace.id, user: key.createdBy.id });
-      if (!membership) {
+    if (key.created_by_id) {
+      if (!key.member_role) {
         throw new AuthenticationFailure(
           'api_key_creator_removed',
           "This API key's creator is no longer a member of the workspace; create a new key",
         );
       }
-      role = lowerRole(key.role, membership.role);
-      userId = key.createdBy.id;
+      role = lowerRole(key.role, key.member_role);
     }
-    if (!key.lastUsedAt || Date.now() - key.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
+    if (!key.last_used_at || Date.now() - new Date(key.last_used_at).getTime() > LAST_USED_RESOLUTION_MS) {
       // Fire and forget: bookkeeping must not slow down or fail the request.
       void deps.orm.em
-        .fork()
-        .nativeUpdate(ApiKey, { id: key.id }, { lastUsedAt: new Date() })
+        .getConnection()
+        .execute('update api_keys set last_used_at = now() where id = ?', [key.id])
         .catch(() => undefined);
     }
     return {
       via: 'api_key',
-      workspaceId: key.workspace.id,
+      workspaceId: key.workspace_id,
       role,
-      userId,
+      userId: key.created_by_id,
       credentialId: `key:${key.id}`,
       clientId: null,
       internal: false,

@@ -2,4 +2,6 @@
 import { processEnv } from '../config.ts';
 import { runCli } from './main.ts';
 
-process.exitCode = await runCli(process.argv.slice(2), processEnv());
+// Exit explicitly: a finished command must not linger on a handle someone else left open (a browser's
+// keep-alive connection, a pool's idle timer).
+process.exit(await runCli(process.argv.slice(2), processEnv()));

@@ -13,6 +13,9 @@ import { withLocalServices } from '../dev/local-services.ts';
 import { toJobView } from '../domain/jobs/jobs.service.ts';
 import { isTerminalJobStatus } from '../domain/jobs/job-status.ts';
 import { AppError } from '../errors.ts';
+import { closeLoopbackAwareFetch } from '../net/loopback-aware-fetch.ts';
+import { callToolWithSession, login, logout } from './oauth-session.ts';
+import { rotateSigningKey } from '../auth/oidc/signing-keys.ts';
 import { createLogger } from '../logger.ts';
 
 type Options = Record<string, string | boolean | undefined>;
@@ -33,6 +36,8 @@ export interface CliIo {
 }
 
 class UsageError extends Error {}
+/** The command already printed its failure (e.g. a tool error result); exit 1 without more output. */
+class CliFailure extends Error {}
 
 function required(options: Options, name: string): string {
   const value = options[name];
@@ -56,7 +61,99 @@ function readPassword(options: Options): string | undefined {
 const str = { type: 'string' } as const;
 const flag = { type: 'boolean' } as const;
 
+const mcpUrlOf = (io: CliIo, options: Options) =>
+  typeof options.url === 'string' ? options.url.replace(/\/+$/, '') : io.config.urls.mcp;
+
 const COMMANDS: Record<string, Command> = {
+  login: {
+    summary: 'Sign in through the browser (OAuth, PKCE) and keep the token for CLI commands.',
+    usage: 'login [--url <MCP endpoint>]',
+    options: { url: str },
+    async run(io, options) {
+      const mcpUrl = mcpUrlOf(io, options);
+      await login({
+        mcpUrl,
+        file: io.config.cliCredentialsFile,
+        announce: (url) =>
+          io.out(
+            `Open this URL in your browser to sign in and choose a workspace:\n\n  ${url}\n\nWaiting for the browser…`,
+          ),
+      });
+      const result = await callToolWithSession(io.config.cliCredentialsFile, mcpUrl, 'get_platform_info', {
+        topic: 'organization',
+      });
+      const organization = (result.structuredContent as { organization: { id: string; name: string; role: string } })
+        .organization;
+      io.result(
+        { mcpUrl, workspace: organization },
+        `Signed in. This CLI acts on workspace "${organization.name}" (${organization.id}) as ${organization.role}. Token stored in ${io.config.cliCredentialsFile}.`,
+      );
+    },
+  },
+
+  whoami: {
+    summary: 'Show the workspace and role of the signed-in CLI session.',
+    usage: 'whoami [--url <MCP endpoint>]',
+    options: { url: str },
+    async run(io, options) {
+      const result = await callToolWithSession(
+        io.config.cliCredentialsFile,
+        mcpUrlOf(io, options),
+        'get_platform_info',
+        { topic: 'organization' },
+      );
+      const organization = (
+        result.structuredContent as {
+          organization: { id: string; name: string; role: string; credits: { available: number } };
+        }
+      ).organization;
+      io.result(
+        organization,
+        `Workspace "${organization.name}" (${organization.id}); role ${organization.role}; credits available ${organization.credits.available}.`,
+      );
+    },
+  },
+
+  'tools:call': {
+    summary: 'Call a tool of the MCP server with the signed-in CLI session.',
+    usage: "tools:call --tool <name> [--args '<json object>'] [--url <MCP endpoint>]",
+    options: { tool: str, args: str, url: str },
+    async run(io, options) {
+      let args: Record<string, unknown> = {};
+      if (typeof options.args === 'string') {
+        try {
+          args = JSON.parse(options.args);
+        } catch {
+          throw new UsageError('--args must be a JSON object');
+        }
+        if (typeof args !== 'object' || args === null || Array.isArray(args))
+          throw new UsageError('--args must be a JSON object');
+      }
+      const result = await callToolWithSession(
+        io.config.cliCredentialsFile,
+        mcpUrlOf(io, options),
+        required(options, 'tool'),
+        args,
+      );
+      const text = (result.content as { type: string; text?: string }[]).map((block) => block.text ?? '').join('\n');
+      io.result(result, text);
+      if (result.isError) throw new CliFailure();
+    },
+  },
+
+  logout: {
+    summary: 'Revoke the CLI session tokens and forget them.',
+    usage: 'logout [--url <MCP endpoint>]',
+    options: { url: str },
+    async run(io, options) {
+      const signedOut = await logout(io.config.cliCredentialsFile, mcpUrlOf(io, options));
+      io.result(
+        { signedOut },
+        signedOut ? 'Signed out; the tokens were revoked.' : 'There was no session to sign out of.',
+      );
+    },
+  },
+
   migrate: {
     summary: 'Apply pending database migrations.',
     usage: 'migrate',
@@ -229,6 +326,37 @@ const COMMANDS: Record<string, Command> = {
     },
   },
 
+  'oauth:client-internal': {
+    summary: 'Mark an OAuth client as a verified internal client (or unmark it with --off).',
+    usage: 'oauth:client-internal --client <client_id> [--note <text>] [--off]',
+    options: { client: str, note: str, off: flag },
+    async run(io, options) {
+      const { orm } = await io.container();
+      const clientId = required(options, 'client');
+      const internal = !options.off;
+      await orm.em.getConnection().execute(
+        `insert into oauth_client_flags (client_id, internal, note, updated_at) values (?, ?, ?, now())
+         on conflict (client_id) do update set internal = excluded.internal, note = excluded.note, updated_at = now()`,
+        [clientId, internal, (options.note as string | undefined) ?? null],
+      );
+      io.result({ clientId, internal }, `${clientId} is ${internal ? 'now' : 'no longer'} a verified internal client.`);
+    },
+  },
+
+  'oauth:rotate-signing-key': {
+    summary: 'Add a new signing key for the authorization server (it signs from the next restart on).',
+    usage: 'oauth:rotate-signing-key',
+    options: {},
+    async run(io) {
+      const { orm, config } = await io.container();
+      const kid = await rotateSigningKey(orm, config.secrets.cookieKeys);
+      io.result(
+        { kid },
+        `Added signing key ${kid}; restart the API instances to sign with it (older keys stay published).`,
+      );
+    },
+  },
+
   'jobs:selftest': {
     summary: 'Run the job pipeline self-test (N timed steps on the worker).',
     usage: 'jobs:selftest --workspace <id> [--steps 5] [--step-ms 500] [--key default] [--wait]',
@@ -353,6 +481,7 @@ export async function runCli(
     await command.run(io, options);
     return 0;
   } catch (error) {
+    if (error instanceof CliFailure) return 1;
     if (error instanceof UsageError) {
       process.stderr.write(`${error.message}\nUsage: campaignctl ${command.usage}\n`);
       return 2;
@@ -362,6 +491,10 @@ export async function runCli(
       return 1;
     }
     const message = (error as Error).message ?? String(error);
+    if (/^(Not signed in|The session)/.test(message)) {
+      process.stderr.write(`${message}\n`);
+      return 1;
+    }
     if (/ECONNREFUSED|connect/i.test(message)) {
       process.stderr.write(
         `Cannot reach the database or Temporal (${message}). Is the platform running (npm start)?\n`,
@@ -371,5 +504,6 @@ export async function runCli(
     throw error;
   } finally {
     await container?.close();
+    await closeLoopbackAwareFetch();
   }
 }

@@ -1,4 +1,13 @@
 /** Every entity schema, listed explicitly: no folder scanning, so the same list works from source and from dist. */
+import {
+  OAuthClientFlagSchema,
+  OAuthGrantBindingSchema,
+  OidcPayloadSchema,
+  OidcSigningKeySchema,
+  RateLimitStateSchema,
+} from '../auth/oidc/oidc.entities.ts';
+import { AuditEventSchema } from '../domain/audit/audit-event.entity.ts';
+import { SessionSchema } from '../domain/sessions/session.entity.ts';
 import { CreditLedgerEntrySchema } from '../domain/credits/credit-ledger-entry.entity.ts';
 import { JobSchema, JobStepSchema } from '../domain/jobs/job.entity.ts';
 import { ApiKeySchema } from '../domain/workspaces/api-key.entity.ts';
@@ -14,4 +23,11 @@ export const ENTITY_SCHEMAS = [
   CreditLedgerEntrySchema,
   JobSchema,
   JobStepSchema,
+  SessionSchema,
+  AuditEventSchema,
+  OidcPayloadSchema,
+  OAuthGrantBindingSchema,
+  OAuthClientFlagSchema,
+  OidcSigningKeySchema,
+  RateLimitStateSchema,
 ];

@@ -4,27 +4,35 @@
  * other work (this is also what defeats DNS rebinding: a rebound name never matches a configured host).
  */
 import Koa from 'koa';
+import mount from 'koa-mount';
 import type Router from '@koa/router';
 import { createAuthenticator } from '../auth/authenticate.ts';
+import { interactionRoutes } from '../auth/oidc/interactions.ts';
+import { offlineAccessNeedsConsent } from '../auth/oidc/offline-access-consent.ts';
+import { registrationDefaults } from '../auth/oidc/registration-defaults.ts';
 import type { Container } from '../container.ts';
 import { createMcpEndpoint, type McpEndpoint } from '../mcp/http-handler.ts';
 import { createProfileResolver } from '../mcp/profile-resolver.ts';
+import { createCsrf } from './csrf.ts';
 import { createSiteResolver, type Site } from './hosts.ts';
 import { errorBoundary } from './middleware/error-boundary.ts';
+import { addressRateLimit, toolServerRateLimit } from './middleware/rate-limit.ts';
 import { requestId } from './middleware/request-id.ts';
+import { dashboardRoutes } from './routes/dashboard.ts';
 import { mcpRoutes } from './routes/mcp.ts';
 import { protectedResourceRoutes } from './routes/protected-resource.ts';
+import { rootSiteRoutes } from './routes/root-site.ts';
 
 export interface HttpApp {
   app: Koa;
   close(): Promise<void>;
 }
 
-function mount(routers: Router[]): Koa.Middleware {
-  const middlewares = routers.flatMap((router) => [
-    router.routes(),
-    router.allowedMethods(),
-  ]) as unknown as Koa.Middleware[];
+/** Composes routers and plain middleware into one middleware (falls through to `next` when nothing answers). */
+function compose(parts: (Router | Koa.Middleware)[]): Koa.Middleware {
+  const middlewares = parts.flatMap((part) =>
+    typeof part === 'function' ? [part] : ([part.routes(), part.allowedMethods()] as unknown as Koa.Middleware[]),
+  );
   return async (ctx, next) => {
     let index = -1;
     const dispatch = async (i: number): Promise<void> => {
@@ -39,18 +47,71 @@ function mount(routers: Router[]): Koa.Middleware {
 }
 
 export function createHttpApp(container: Container): HttpApp {
-  const { config, log } = container;
+  const { config, log, services } = container;
   const app = new Koa({ proxy: config.http.trustProxy });
+  // The authorization server is mounted into this app and signs its cookies with this app's keys.
+  app.keys = [...config.secrets.cookieKeys];
   const resolveSite = createSiteResolver(config);
-  const endpoint: McpEndpoint = createMcpEndpoint({ orm: container.orm, services: container.services, log });
-  const authenticator = createAuthenticator({ orm: container.orm });
+  const endpoint: McpEndpoint = createMcpEndpoint({ orm: container.orm, services, log });
+  const authenticator = createAuthenticator({ orm: container.orm, verifyBearer: container.oauth.verifyBearer });
+  const platformCsrf = createCsrf({
+    keys: config.secrets.cookieKeys,
+    secure: config.urls.platform.startsWith('https:'),
+  });
+  const authCsrf = createCsrf({ keys: config.secrets.cookieKeys, secure: config.urls.auth.startsWith('https:') });
 
-  const platform = mount([
+  const platform = compose([
     protectedResourceRoutes(config),
-    mcpRoutes({ config, authenticator, endpoint, profiles: createProfileResolver() }),
+    mcpRoutes({
+      config,
+      authenticator,
+      endpoint,
+      profiles: createProfileResolver(),
+      afterAuthenticate: toolServerRateLimit(services.rateLimiter, {
+        name: 'tool-server',
+        limit: config.rateLimitPerMinute,
+        windowSeconds: 60,
+      }),
+    }),
+    dashboardRoutes({
+      container,
+      sessions: services.sessions,
+      audit: services.audit,
+      connectedApps: services.connectedApps,
+      limiter: services.rateLimiter,
+      csrf: platformCsrf,
+      revokeWorkspaceGrants: async (workspaceId) => {
+        const em = container.orm.em.fork();
+        for (const app of await services.connectedApps.list(em, workspaceId)) {
+          await services.connectedApps.revoke(em, workspaceId, app.grantId);
+        }
+      },
+    }),
   ]);
 
-  const sites: Partial<Record<Site['kind'], Koa.Middleware>> = { platform };
+  const auth = compose([
+    addressRateLimit(
+      services.rateLimiter,
+      { name: 'oauth-register-ip', limit: 30, windowSeconds: 3600 },
+      (path, method) => path === '/oauth/register' && method === 'POST',
+    ),
+    registrationDefaults(),
+    offlineAccessNeedsConsent(),
+    interactionRoutes({
+      config,
+      orm: container.orm,
+      provider: container.oauth.provider,
+      csrf: authCsrf,
+      limiter: services.rateLimiter,
+      audit: services.audit,
+      log,
+    }),
+    mount(container.oauth.provider as unknown as Koa),
+  ]);
+
+  const root = compose([rootSiteRoutes(config)]);
+
+  const sites: Partial<Record<Site['kind'], Koa.Middleware>> = { platform, auth, root };
 
   app.use(requestId());
   app.use(errorBoundary(log));

@@ -22,8 +22,12 @@ beforeAll(async () => {
   tenant = await createTenant(platform.container);
 });
 
+// Each test starts its own workers on the shared task queue; none may outlive its test and steal the next one's work.
+afterEach(async () => {
+  for (const worker of workers.splice(0)) await worker.kill('SIGKILL');
+});
+
 afterAll(async () => {
-  for (const worker of workers) await worker.kill('SIGKILL');
   await platform.close();
 });
 
@@ -118,9 +122,10 @@ it('stops gracefully on SIGTERM, letting an in-flight activity finish first', as
       summary: 'graceful',
     },
   );
+  // Signal only once the long activity is in flight (its first step recorded).
   for (;;) {
-    if ((await readJob(job.id)).status === 'running') break;
-    await sleep(50);
+    if ((await platform.container.orm.em.fork().count(JobStep, { job: job.id })) > 0) break;
+    await sleep(20);
   }
   const exited = new Promise<number | null>((resolve) => worker.child.once('exit', (code) => resolve(code)));
   worker.child.kill('SIGTERM');

@@ -2,9 +2,9 @@
  * Once per test run: a real PostgreSQL and a real Temporal server, plus a workflow bundle built from the
  * current sources.
  *
- * - PostgreSQL: `DATABASE_URL` if set (a server where we may create databases), else the embedded one with
- *   its cluster in `.data/test/postgres` (kept between runs; initdb runs once). A template database is
- *   migrated once; every test file clones it into a database of its own.
+ * - PostgreSQL: `DATABASE_URL` if set (a server where we may create databases), else an embedded cluster of
+ *   this run's own in `.data/test/`. A template database is migrated once; every test file clones it into
+ *   a database of its own.
  * - Temporal: `TEMPORAL_ADDRESS` if set, else a dev server on a free port with its SQLite file in a fresh
  *   folder of `.data/test/`.
  * What the test files need is handed to them through environment variables (`TEST_*`).
@@ -16,6 +16,7 @@ import path from 'node:path';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import pg from 'pg';
 import { createOrm, migrateToLatest } from '../../src/db/orm.ts';
+import { ensureChromium } from '../../src/dev/chromium.ts';
 import { startEmbeddedPostgres } from '../../src/dev/embedded-postgres.ts';
 import { locateTemporalCli } from '../../src/dev/temporal-cli.ts';
 import { startTemporalDevServer } from '../../src/dev/temporal-dev-server.ts';
@@ -42,16 +43,19 @@ export default async function globalSetup(): Promise<void> {
   await fs.mkdir(TEST_DATA, { recursive: true });
   const stops: (() => Promise<void>)[] = [];
 
+  ensureChromium((line) => process.stdout.write(`[global-setup] ${line}\n`));
+
   // PostgreSQL
   let adminUrl = process.env.DATABASE_URL;
   if (!adminUrl) {
-    const postgres = await startEmbeddedPostgres({
-      dataDir: path.join(TEST_DATA, 'postgres'),
-      port: await freePort(),
-      database: 'postgres',
-    });
+    // A cluster per run (initdb takes a second or two): concurrent runs never share or stop each other's server.
+    const dataDir = path.join(TEST_DATA, `postgres-${runId}`);
+    const postgres = await startEmbeddedPostgres({ dataDir, port: await freePort(), database: 'postgres' });
     adminUrl = postgres.url;
-    stops.push(postgres.stop);
+    stops.push(async () => {
+      await postgres.stop();
+      await fs.rm(dataDir, { recursive: true, force: true });
+    });
   }
   const template = `cp_test_${runId}_template`;
   const admin = new pg.Client({ connectionString: adminUrl });

@@ -1,3 +1,3 @@
 /** Committed migrations, in order. `npm run db:migration:create` writes a new file and adds it here. */
-import { Migration20261122040951_foundation } from './Migration20261122040951_foundation.ts';
-export const MIGRATIONS = [Migration20261122040951_foundation];
+import { Migration20261122044545_initial_schema } from './Migration20261122044545_initial_schema.ts';
+export const MIGRATIONS = [Migration20261122044545_initial_schema];

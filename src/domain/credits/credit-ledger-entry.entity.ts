@@ -19,7 +19,8 @@ export type CreditAccount = (typeof CREDIT_ACCOUNTS)[number];
 export const CREDIT_ENTRY_KINDS = ['grant', 'reserve', 'capture', 'release', 'spend', 'revoke'] as const;
 export type CreditEntryKind = (typeof CREDIT_ENTRY_KINDS)[number];
 
-/** Append-only: a database trigger rejects UPDATE and DELETE (see the foundation migration). */
+/** Append-only and double-entry, enforced by the database: positive amounts, two different accounts, and a
+ * trigger that rejects UPDATE and DELETE (corrections are new entries, never edits). */
 export const CreditLedgerEntrySchema = defineEntity({
   name: 'CreditLedgerEntry',
   tableName: 'credit_ledger_entries',
@@ -44,6 +45,19 @@ export const CreditLedgerEntrySchema = defineEntity({
     createdAt: createdAtProperty(),
   },
   indexes: [{ properties: ['workspace', 'createdAt'] }, { properties: ['workspace', 'reference'] }],
+  checks: [
+    { name: 'credit_ledger_entries_amount_positive', expression: 'amount > 0' },
+    { name: 'credit_ledger_entries_accounts_differ', expression: 'from_account <> to_account' },
+  ],
+  triggers: [
+    {
+      name: 'credit_ledger_entries_append_only',
+      timing: 'before',
+      events: ['update', 'delete'],
+      forEach: 'row',
+      body: "raise exception 'credit_ledger_entries is append-only';",
+    },
+  ],
 });
 export class CreditLedgerEntry extends CreditLedgerEntrySchema.class {}
 CreditLedgerEntrySchema.setClass(CreditLedgerEntry);

@@ -141,6 +141,14 @@ export function createCreditsService() {
 
   return {
     balance: (em: EntityManager, workspaceId: string) => balanceIn(em, workspaceId),
+
+    /** The newest ledger entries of a workspace. */
+    history: (em: EntityManager, workspaceId: string, limit = 50) =>
+      em.find(
+        CreditLedgerEntry,
+        { workspace: workspaceId },
+        { orderBy: { createdAt: 'desc', id: 'desc' }, limit: Math.min(limit, 500) },
+      ),
     heldFor,
 
     /** Operator grant (credits enter the workspace). */

@@ -14,6 +14,8 @@ export const ID_PREFIXES = {
   creditEntry: 'cle',
   job: 'job',
   jobStep: 'jst',
+  session: 'ses',
+  auditEvent: 'aud',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -12,6 +12,11 @@ export const WorkspaceSchema = defineEntity({
     slug: p.string().length(63).unique(),
     createdAt: createdAtProperty(),
     updatedAt: updatedAtProperty(),
+    /**
+     * Set when an owner deletes the workspace. Deletion is soft because the credit ledger and the audit log
+     * are append-only history; every access path treats a deleted workspace as gone.
+     */
+    deletedAt: p.datetime().columnType('timestamptz').nullable(),
   },
 });
 export class Workspace extends WorkspaceSchema.class {}

@@ -8,7 +8,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { generateApiKeySecret } from '../../auth/api-key-secrets.ts';
 import { hashPassword } from '../../auth/passwords.ts';
-import { ConflictError, ForbiddenError, NotFoundError } from '../../errors.ts';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../errors.ts';
 import { parseInput } from '../shared/validate.ts';
 import { newId } from '../shared/ids.ts';
 import { ApiKey } from './api-key.entity.ts';
@@ -65,7 +65,7 @@ export function createWorkspacesService() {
   }
 
   async function requireWorkspace(em: EntityManager, workspaceId: string): Promise<Workspace> {
-    const workspace = await em.findOne(Workspace, { id: workspaceId });
+    const workspace = await em.findOne(Workspace, { id: workspaceId, deletedAt: null });
     if (!workspace) throw new NotFoundError('Workspace', workspaceId);
     return workspace;
   }
@@ -89,6 +89,61 @@ export function createWorkspacesService() {
     requireUserByEmail,
     requireWorkspace,
     membershipOf,
+
+    /** The workspaces a person belongs to, with their role, oldest first. */
+    async listForUser(em: EntityManager, userId: string): Promise<{ workspace: Workspace; role: Role }[]> {
+      const memberships = await em.find(
+        Membership,
+        { user: userId, workspace: { deletedAt: null } },
+        { populate: ['workspace'], orderBy: { createdAt: 'asc', id: 'asc' } },
+      );
+      return memberships.map((m) => ({ workspace: m.workspace.getEntity(), role: m.role }));
+    },
+
+    async listMembers(
+      em: EntityManager,
+      workspaceId: string,
+    ): Promise<{ userId: string; email: string; name: string; role: Role; since: Date }[]> {
+      const memberships = await em.find(
+        Membership,
+        { workspace: workspaceId },
+        { populate: ['user'], orderBy: { createdAt: 'asc', id: 'asc' } },
+      );
+      return memberships.map((m) => ({
+        userId: m.user.id,
+        email: m.user.getEntity().email,
+        name: m.user.getEntity().name,
+        role: m.role,
+        since: m.createdAt,
+      }));
+    },
+
+    /** Removes a member; the last owner cannot be removed. */
+    async removeMember(em: EntityManager, workspaceId: string, userId: string): Promise<Membership> {
+      const membership = await em.findOne(Membership, { workspace: workspaceId, user: userId }, { populate: ['user'] });
+      if (!membership) throw new NotFoundError('Member', userId);
+      if (membership.role === 'owner' && (await em.count(Membership, { workspace: workspaceId, role: 'owner' })) <= 1) {
+        throw new ConflictError('A workspace must keep at least one owner');
+      }
+      em.remove(membership);
+      await em.flush();
+      return membership;
+    },
+
+    /**
+     * Deletes a workspace (softly: ledger and audit history stay). Its keys stop working at once because
+     * authentication refuses deleted workspaces; the caller revokes its OAuth grants.
+     */
+    async softDelete(em: EntityManager, workspaceId: string, confirmName: string): Promise<Workspace> {
+      const workspace = await requireWorkspace(em, workspaceId);
+      if (confirmName.trim() !== workspace.name) {
+        throw new ValidationError('Type the workspace name exactly to confirm deletion');
+      }
+      workspace.deletedAt = new Date();
+      await em.nativeUpdate(ApiKey, { workspace: workspace.id, disabledAt: null }, { disabledAt: workspace.deletedAt });
+      await em.flush();
+      return workspace;
+    },
 
     async createUser(em: EntityManager, input: CreateUserInput): Promise<User> {
       const data = parseInput(CreateUserSchema, input, 'user');

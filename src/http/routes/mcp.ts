@@ -8,12 +8,13 @@
  */
 import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
-import type { Context, Middleware } from 'koa';
-import { AuthenticationFailure, type Authenticator } from '../../auth/authenticate.ts';
+import type { Middleware } from 'koa';
+import type { Authenticator } from '../../auth/authenticate.ts';
+import { toolServerAuthentication, toolServerOriginCheck } from '../middleware/authenticate.ts';
 import type { Principal } from '../../auth/principal.ts';
 import type { Config } from '../../config.ts';
 import type { McpEndpoint } from '../../mcp/http-handler.ts';
-import { bearerChallenge } from './protected-resource.ts';
+import { jsonRpcError, JSON_RPC_SERVER_ERROR } from '../json-rpc.ts';
 
 export interface ProfileResolver {
   /** Maps `?profile=`/`?call_code=` to a profile name for this workspace (see `mcp/profiles.ts`). */
@@ -29,20 +30,7 @@ export interface McpRouteDeps {
   afterAuthenticate?: Middleware;
 }
 
-/** A JSON-RPC error object for failures that happen before the MCP layer sees the message. */
-export function jsonRpcError(
-  ctx: Context,
-  status: number,
-  code: number,
-  message: string,
-  data?: Record<string, unknown>,
-) {
-  ctx.status = status;
-  ctx.type = 'application/json';
-  ctx.body = { jsonrpc: '2.0', error: { code, message, ...(data ? { data } : {}) }, id: null };
-}
-
-const SERVER_ERROR = -32000;
+const SERVER_ERROR = JSON_RPC_SERVER_ERROR;
 
 function singleQueryValue(value: unknown): string | undefined {
   if (typeof value === 'string') return value;
@@ -66,45 +54,8 @@ export function mcpRoutes(deps: McpRouteDeps): Router {
   router.get('/api/mcp', methodNotAllowed);
   router.delete('/api/mcp', methodNotAllowed);
 
-  const originCheck: Middleware = async (ctx, next) => {
-    const origin = ctx.get('origin');
-    if (origin && !allowedOrigins.has(origin.replace(/\/+$/, ''))) {
-      jsonRpcError(ctx, 403, SERVER_ERROR, `Origin ${origin.slice(0, 200)} is not allowed to call this server`, {
-        code: 'forbidden_origin',
-      });
-      return;
-    }
-    if (origin) {
-      ctx.set('access-control-allow-origin', origin);
-      ctx.set(
-        'access-control-expose-headers',
-        'www-authenticate, mcp-protocol-version, retry-after, ratelimit, ratelimit-policy',
-      );
-      ctx.set('vary', 'Origin');
-    }
-    await next();
-  };
-
-  const authenticate: Middleware = async (ctx, next) => {
-    try {
-      ctx.state.principal = await deps.authenticator.authenticate({
-        authorization: ctx.get('authorization') || undefined,
-        apiKey: ctx.get('x-api-key') || undefined,
-        query: ctx.query,
-      });
-    } catch (error) {
-      if (!(error instanceof AuthenticationFailure)) throw error;
-      ctx.set(
-        'www-authenticate',
-        error.credentialsPresented
-          ? bearerChallenge(deps.config, { code: 'invalid_token', description: error.message })
-          : bearerChallenge(deps.config),
-      );
-      jsonRpcError(ctx, 401, SERVER_ERROR, error.message, { code: error.reason });
-      return;
-    }
-    await next();
-  };
+  const originCheck = toolServerOriginCheck(deps.config);
+  const authenticate = toolServerAuthentication(deps.config, deps.authenticator);
 
   const parseBody = bodyParser({
     enableTypes: ['json'],

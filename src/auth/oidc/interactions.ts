@@ -1,0 +1,279 @@
+/**
+ * The authorization server's own pages: sign-in and consent (with the workspace picker), reached through
+ * oidc-provider's interaction sessions at `/interaction/:uid`.
+ *
+ * Consent creates a Grant for exactly the scopes requested (within `mcp:read`, `mcp:write`,
+ * `offline_access`) on the MCP resource, and binds it to the workspace the person picked — a workspace they
+ * are a member of, checked here again (never trust the form).
+ */
+import Router from '@koa/router';
+import { bodyParser } from '@koa/bodyparser';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Context } from 'koa';
+import type Provider from 'oidc-provider';
+import type { Config } from '../../config.ts';
+import type { AuditService } from '../../domain/audit/audit.service.ts';
+import type { RateLimiter } from '../../domain/rate-limits/rate-limiter.ts';
+import { Membership } from '../../domain/workspaces/membership.entity.ts';
+import { User } from '../../domain/workspaces/user.entity.ts';
+import { Email } from '../../domain/workspaces/workspace.schemas.ts';
+import type { Csrf } from '../../http/csrf.ts';
+import type { Logger } from '../../logger.ts';
+import { verifyPassword } from '../passwords.ts';
+import { loopbackOnly, MCP_SCOPES } from './provider.ts';
+import { OAuthGrantBinding } from './oidc.entities.ts';
+import { consentPage, loginPage } from './views.ts';
+
+export interface InteractionDeps {
+  config: Config;
+  orm: MikroORM;
+  provider: Provider;
+  csrf: Csrf;
+  limiter: RateLimiter;
+  audit: AuditService;
+  log: Logger;
+}
+
+/**
+ * Sign-in throttling: failed attempts count per email (10 per 15 minutes, then one every 90 seconds) and
+ * per client address (100 per 15 minutes); successful sign-ins do not count.
+ */
+export const LOGIN_LIMITS = {
+  perEmail: { name: 'sign-in-failures-email', limit: 10, windowSeconds: 15 * 60 },
+  perIp: { name: 'sign-in-failures-ip', limit: 100, windowSeconds: 15 * 60 },
+};
+
+/**
+ * Checks a password with throttling of failures per email and per client address. Returns the user, or a
+ * message that does not reveal whether the email exists.
+ */
+export async function authenticatePassword(
+  deps: { orm: MikroORM; limiter: RateLimiter },
+  email: string,
+  password: string,
+  ip: string,
+): Promise<{ user: User } | { error: string; throttled: boolean }> {
+  const normalised = Email.safeParse(email);
+  const key = normalised.success ? normalised.data : email.trim().toLowerCase();
+  const [byEmail, byIp] = await Promise.all([
+    deps.limiter.blocked(LOGIN_LIMITS.perEmail, key),
+    deps.limiter.blocked(LOGIN_LIMITS.perIp, ip),
+  ]);
+  if (byEmail.blocked || byIp.blocked) {
+    const wait = Math.max(byEmail.retryAfterSeconds, byIp.retryAfterSeconds);
+    return {
+      error: `Too many failed sign-in attempts. Try again in ${Math.ceil(wait / 60)} minute(s).`,
+      throttled: true,
+    };
+  }
+  const user = normalised.success
+    ? await deps.orm.em.fork().findOne(User, { email: normalised.data }, { populate: ['passwordHash'] })
+    : null;
+  if (!user?.passwordHash || !(await verifyPassword(password, user.passwordHash))) {
+    await Promise.all([deps.limiter.consume(LOGIN_LIMITS.perEmail, key), deps.limiter.consume(LOGIN_LIMITS.perIp, ip)]);
+    return { error: 'That email and password do not match an account.', throttled: false };
+  }
+  return { user };
+}
+
+function requestedScopes(scopeParam: unknown): { resource: string[]; offline: boolean } {
+  const requested = new Set(
+    String(scopeParam ?? '')
+      .split(' ')
+      .filter(Boolean),
+  );
+  const resource = MCP_SCOPES.filter((scope) => requested.has(scope));
+  // A request naming no MCP scope gets read and write: authorization is by role, not by scope (spec).
+  return { resource: resource.length ? resource : [...MCP_SCOPES], offline: requested.has('offline_access') };
+}
+
+export function interactionRoutes(deps: InteractionDeps): Router {
+  const router = new Router({ prefix: '/interaction/:uid' });
+  const form = bodyParser({ enableTypes: ['form'], formLimit: '16kb' });
+
+  async function workspacesOf(userId: string) {
+    const memberships = await deps.orm.em
+      .fork()
+      .find(
+        Membership,
+        { user: userId, workspace: { deletedAt: null } },
+        { populate: ['workspace'], orderBy: { createdAt: 'asc' } },
+      );
+    return memberships.map((m) => ({ id: m.workspace.id, name: m.workspace.getEntity().name, role: m.role }));
+  }
+
+  async function renderConsent(
+    ctx: Context,
+    details: Awaited<ReturnType<Provider['interactionDetails']>>,
+    error?: string,
+  ) {
+    const accountId = details.session?.accountId;
+    const user = accountId ? await deps.orm.em.fork().findOne(User, { id: accountId }) : null;
+    const client = await deps.provider.Client.find(String(details.params.client_id));
+    const redirectUri = String(details.params.redirect_uri ?? '');
+    const scopes = requestedScopes(details.params.scope);
+    ctx.type = 'html';
+    ctx.body = consentPage({
+      uid: details.uid,
+      csrf: deps.csrf.anonymousToken(ctx),
+      clientName: client?.clientName ?? 'An application',
+      clientId: String(details.params.client_id),
+      redirectHost: URL.parse(redirectUri)?.host ?? redirectUri,
+      loopbackOnly: loopbackOnly(client?.redirectUris ?? []),
+      scopes: scopes.resource,
+      offlineAccess: scopes.offline,
+      userEmail: user?.email ?? '',
+      workspaces: user ? await workspacesOf(user.id) : [],
+      ...(error ? { error } : {}),
+    });
+  }
+
+  router.get('/', async (ctx) => {
+    const details = await deps.provider.interactionDetails(ctx.req, ctx.res);
+    ctx.set('cache-control', 'no-store');
+    if (details.prompt.name === 'login') {
+      const client = await deps.provider.Client.find(String(details.params.client_id));
+      ctx.type = 'html';
+      ctx.body = loginPage({
+        uid: details.uid,
+        csrf: deps.csrf.anonymousToken(ctx),
+        clientName: client?.clientName ?? 'An application',
+      });
+      return;
+    }
+    await renderConsent(ctx, details);
+  });
+
+  router.post('/login', form, async (ctx) => {
+    const details = await deps.provider.interactionDetails(ctx.req, ctx.res);
+    const body = ctx.request.body as Record<string, string>;
+    const client = await deps.provider.Client.find(String(details.params.client_id));
+    const clientName = client?.clientName ?? 'An application';
+    if (!deps.csrf.verifyAnonymous(ctx, body._csrf)) {
+      ctx.status = 403;
+      ctx.type = 'html';
+      ctx.body = loginPage({
+        uid: details.uid,
+        csrf: deps.csrf.anonymousToken(ctx),
+        clientName,
+        error: 'The form expired. Please try again.',
+      });
+      return;
+    }
+    const outcome = await authenticatePassword(deps, String(body.email ?? ''), String(body.password ?? ''), ctx.ip);
+    if ('error' in outcome) {
+      await deps.audit.record(deps.orm.em.fork(), {
+        workspaceId: null,
+        actor: 'anonymous',
+        action: 'session.sign_in',
+        outcome: 'denied',
+        details: { via: 'oauth', email: String(body.email ?? '').slice(0, 320), throttled: outcome.throttled },
+        ip: ctx.ip,
+      });
+      ctx.status = outcome.throttled ? 429 : 401;
+      ctx.type = 'html';
+      ctx.body = loginPage({
+        uid: details.uid,
+        csrf: deps.csrf.anonymousToken(ctx),
+        clientName,
+        email: String(body.email ?? ''),
+        error: outcome.error,
+      });
+      return;
+    }
+    await deps.audit.record(deps.orm.em.fork(), {
+      workspaceId: null,
+      actor: `user:${outcome.user.id}`,
+      action: 'session.sign_in',
+      details: { via: 'oauth', clientId: String(details.params.client_id) },
+      ip: ctx.ip,
+    });
+    await deps.provider.interactionFinished(
+      ctx.req,
+      ctx.res,
+      { login: { accountId: outcome.user.id } },
+      { mergeWithLastSubmission: false },
+    );
+  });
+
+  router.post('/confirm', form, async (ctx) => {
+    const details = await deps.provider.interactionDetails(ctx.req, ctx.res);
+    const body = ctx.request.body as Record<string, string>;
+    if (!deps.csrf.verifyAnonymous(ctx, body._csrf)) {
+      ctx.status = 403;
+      await renderConsent(ctx, details, 'The form expired. Please try again.');
+      return;
+    }
+    const accountId = details.session?.accountId;
+    if (!accountId || details.prompt.name !== 'consent') {
+      ctx.status = 400;
+      await renderConsent(ctx, details, 'Please sign in again.');
+      return;
+    }
+    const workspaces = await workspacesOf(accountId);
+    const chosen = workspaces.find((workspace) => workspace.id === body.workspace);
+    if (!chosen) {
+      ctx.status = 400;
+      await renderConsent(ctx, details, 'Choose one of your workspaces for this connection.');
+      return;
+    }
+    const clientId = String(details.params.client_id);
+    const client = await deps.provider.Client.find(clientId);
+    const scopes = requestedScopes(details.params.scope);
+    const grant = new deps.provider.Grant({ accountId, clientId });
+    // The MCP scopes are advertised as authorization-server scopes too (so they appear in the metadata), so
+    // the grant records them on both sides: as requested scopes and as scopes of the MCP resource.
+    grant.addOIDCScope([...scopes.resource, ...(scopes.offline ? ['offline_access'] : [])].join(' '));
+    grant.addResourceScope(deps.config.urls.mcp, scopes.resource.join(' '));
+    const grantId = await grant.save();
+    const em = deps.orm.em.fork();
+    em.create(OAuthGrantBinding, {
+      grantId,
+      workspace: chosen.id,
+      user: accountId,
+      clientId,
+      clientName: client?.clientName?.slice(0, 200) ?? null,
+      scopes: [...scopes.resource, ...(scopes.offline ? ['offline_access'] : [])],
+      lastUsedAt: null,
+      revokedAt: null,
+    });
+    await em.flush();
+    await deps.audit.record(em, {
+      workspaceId: chosen.id,
+      actor: `user:${accountId}`,
+      action: 'oauth.grant',
+      targetType: 'oauth_client',
+      targetId: clientId,
+      details: {
+        clientName: client?.clientName ?? null,
+        scopes: scopes.resource,
+        offlineAccess: scopes.offline,
+        grantId,
+      },
+      ip: ctx.ip,
+    });
+    await deps.provider.interactionFinished(
+      ctx.req,
+      ctx.res,
+      { consent: { grantId } },
+      { mergeWithLastSubmission: true },
+    );
+  });
+
+  router.post('/abort', form, async (ctx) => {
+    const body = ctx.request.body as Record<string, string>;
+    if (!deps.csrf.verifyAnonymous(ctx, body._csrf)) {
+      ctx.status = 403;
+      ctx.body = 'The form expired. Please go back and try again.';
+      return;
+    }
+    await deps.provider.interactionFinished(
+      ctx.req,
+      ctx.res,
+      { error: 'access_denied', error_description: 'The person declined to connect this app' },
+      { mergeWithLastSubmission: false },
+    );
+  });
+
+  return router;
+}

@@ -1,0 +1,214 @@
+/**
+ * The OAuth 2.1 authorization server (oidc-provider 9) on the auth host.
+ *
+ * Shape chosen for MCP clients (see ../shared/reference/standards-and-formats.md §1–2):
+ * - issuer = AUTH_URL with no path, so RFC 8414 metadata is at `/.well-known/oauth-authorization-server`;
+ * - routes under `/oauth/*`; dynamic registration open (a body of `client_name` + `redirect_uris` registers a
+ *   public client with the code and refresh grants); client ID metadata documents resolved through our SSRF
+ *   guard without following redirects;
+ * - PKCE S256 required for every client; exact redirect matching, any port for loopback redirects of native
+ *   clients (loopback-only registrations default to native);
+ * - one resource: `{platform_url}/api/mcp` (RFC 8707), opaque access tokens stored in PostgreSQL so
+ *   revocation takes effect at once; refresh tokens only with `offline_access`, rotated on every use (reuse of
+ *   a rotated token revokes the grant);
+ * - every grant is bound to the one workspace the person picks on the consent page; the workspace id travels
+ *   in each access token's stored claims.
+ */
+import type { MikroORM } from '@mikro-orm/postgresql';
+import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import type { Config } from '../../config.ts';
+import { User } from '../../domain/workspaces/user.entity.ts';
+import type { Logger } from '../../logger.ts';
+import type { SafeFetch } from '../../net/safe-fetch.ts';
+import { createAdapterFactory } from './adapter.ts';
+import { OAuthGrantBinding } from './oidc.entities.ts';
+import { loadSigningKeys } from './signing-keys.ts';
+import { renderOAuthError } from './views.ts';
+
+export const MCP_SCOPES = ['mcp:read', 'mcp:write'] as const;
+export const CLI_CLIENT_ID = 'campaignctl';
+const NATIVE_DEFAULT_PROPERTY = 'urn:campaign-platform:loopback-native';
+
+/** RFC 8707 resource values compare without query, fragment or trailing slash, with scheme and host lower-cased. */
+export function canonicalResource(value: string): string | undefined {
+  try {
+    const url = new URL(value);
+    return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}`;
+  } catch {
+    return undefined;
+  }
+}
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** True when every redirect URI is an http loopback address (an app on the person's own machine). */
+export function loopbackOnly(redirectUris: unknown): boolean {
+  if (!Array.isArray(redirectUris) || redirectUris.length === 0) return false;
+  return redirectUris.every((uri) => {
+    try {
+      const url = new URL(String(uri));
+      return url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname);
+    } catch {
+      return false;
+    }
+  });
+}
+
+export interface OidcDeps {
+  config: Config;
+  orm: MikroORM;
+  log: Logger;
+  safeFetch: SafeFetch;
+}
+
+const ONE_HOUR = 60 * 60;
+const ONE_DAY = 24 * ONE_HOUR;
+
+export async function createOidcProvider(deps: OidcDeps): Promise<Provider> {
+  const { config, orm } = deps;
+  const mcpResource = config.urls.mcp;
+  const secure = config.urls.auth.startsWith('https:');
+  const jwks = await loadSigningKeys(orm, config.secrets.cookieKeys);
+
+  const configuration: Configuration = {
+    adapter: createAdapterFactory(orm) as never,
+    jwks: jwks as never,
+    clients: [
+      {
+        // The operator CLI signs people in as a native app: loopback redirect on any port, PKCE, no secret.
+        client_id: CLI_CLIENT_ID,
+        client_name: 'campaignctl (operator CLI)',
+        application_type: 'native',
+        token_endpoint_auth_method: 'none',
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        redirect_uris: ['http://127.0.0.1/callback'],
+      },
+    ],
+    clientDefaults: {
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      id_token_signed_response_alg: 'ES256',
+    },
+    // Authorization code flow only (OAuth 2.1): no implicit or hybrid responses.
+    responseTypes: ['code'],
+    clientAuthMethods: ['none', 'client_secret_basic', 'client_secret_post'],
+    async findAccount(_ctx, id) {
+      const user = await orm.em.fork().findOne(User, { id });
+      if (!user) return undefined;
+      return { accountId: user.id, claims: async () => ({ sub: user.id }) };
+    },
+    // No identity claims are released: the platform is an API authorization server, not a login provider.
+    claims: { openid: ['sub'] },
+    scopes: [...MCP_SCOPES, 'offline_access'],
+    cookies: {
+      keys: config.secrets.cookieKeys,
+      long: { signed: true, httpOnly: true, sameSite: 'lax', secure },
+      short: { signed: true, httpOnly: true, sameSite: 'lax', secure },
+    },
+    pkce: { required: () => true },
+    routes: {
+      authorization: '/oauth/authorize',
+      token: '/oauth/token',
+      registration: '/oauth/register',
+      revocation: '/oauth/token/revoke',
+      jwks: '/oauth/jwks',
+      end_session: '/oauth/logout',
+      pushed_authorization_request: '/oauth/par',
+    },
+    interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
+    features: {
+      devInteractions: { enabled: false },
+      registration: {
+        enabled: true,
+        initialAccessToken: false,
+        issueRegistrationAccessToken: false,
+        idFactory: () => `mcp_${crypto.randomUUID().replace(/-/g, '')}`,
+      },
+      revocation: {
+        enabled: true,
+        // A client may revoke only its own tokens; for someone else's token a public client gets the same
+        // 200 as for an unknown token (RFC 7009), so tokens cannot be probed.
+        async allowedPolicy(_ctx, client, token) {
+          if (token.clientId === client.clientId) return true;
+          if (client.clientAuthMethod === 'none') return false;
+          throw new errors.InvalidRequest('client is not authorized to revoke the presented token');
+        },
+      },
+      userinfo: { enabled: false },
+      rpInitiatedLogout: { enabled: false },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: () => mcpResource,
+        useGrantedResource: () => true,
+        async getResourceServerInfo(_ctx, resourceIndicator) {
+          if (canonicalResource(resourceIndicator) !== canonicalResource(mcpResource)) {
+            throw new errors.InvalidTarget(
+              `unknown resource; this authorization server issues tokens for ${mcpResource} only`,
+            );
+          }
+          return {
+            scope: MCP_SCOPES.join(' '),
+            audience: mcpResource,
+            accessTokenTTL: ONE_HOUR,
+            accessTokenFormat: 'opaque',
+          };
+        },
+      },
+      clientIdMetadataDocument: {
+        enabled: true,
+        ack: 'draft-02',
+        cacheDuration: { min: 60, max: ONE_DAY },
+      },
+    },
+    // Client metadata documents (and any other outgoing request) go through the platform's SSRF guard.
+    fetch: (url, init) => deps.safeFetch.guardedFetch(url, init as RequestInit) as never,
+    ttl: {
+      AccessToken: ONE_HOUR,
+      AuthorizationCode: 60,
+      RefreshToken: 30 * ONE_DAY,
+      Grant: 365 * ONE_DAY,
+      Interaction: ONE_HOUR,
+      Session: 14 * ONE_DAY,
+      IdToken: ONE_HOUR,
+    },
+    issueRefreshToken: async (_ctx, client, code) =>
+      client.grantTypeAllowed('refresh_token') && code.scopes.has('offline_access'),
+    rotateRefreshToken: () => true,
+    // Each authorization asks the person again which workspace to bind (a grant is one workspace), so only a
+    // grant decided in this very interaction is reused.
+    async loadExistingGrant(ctx) {
+      const grantId = ctx.oidc.result?.consent?.grantId;
+      return grantId ? ctx.oidc.provider.Grant.find(grantId) : undefined;
+    },
+    async extraTokenClaims(_ctx, token) {
+      const grantId = (token as { grantId?: string }).grantId;
+      if (!grantId) return undefined;
+      const binding = await orm.em.fork().findOne(OAuthGrantBinding, { grantId });
+      return binding ? { workspace_id: binding.workspace.id } : undefined;
+    },
+    extraClientMetadata: {
+      properties: [NATIVE_DEFAULT_PROPERTY],
+      // MCP clients usually register loopback redirect URIs without `application_type`; as `web` clients they
+      // would need exact ports, and their ports change per run. Loopback-only registrations are native apps
+      // (loopback redirects then match on any port, as RFC 8252 §7.3 asks).
+      validator(_ctx, key, _value, metadata) {
+        if (key !== NATIVE_DEFAULT_PROPERTY) return;
+        const record = metadata as Record<string, unknown>;
+        if (loopbackOnly(record.redirect_uris)) record.application_type = 'native';
+        delete record[NATIVE_DEFAULT_PROPERTY];
+      },
+    },
+    renderError: async (ctx, out, error) =>
+      renderOAuthError(ctx as KoaContextWithOIDC, out as unknown as Record<string, unknown>, error),
+    discovery: { service_documentation: `${config.urls.base}/llms.txt` },
+    enabledJWA: { idTokenSigningAlgValues: ['ES256'] },
+  };
+
+  const provider = new Provider(config.urls.auth, configuration);
+  provider.proxy = config.http.trustProxy;
+
+  provider.on('server_error', (_ctx, error) => deps.log.error({ err: error }, 'authorization server error'));
+  return provider;
+}

@@ -1,0 +1,52 @@
+/**
+ * The tool server's per-token rate limit (default 120 requests per minute per OAuth grant or API key),
+ * shared by every API instance through PostgreSQL. Every answer carries `RateLimit-Policy` and `RateLimit`;
+ * a refused request gets 429, `Retry-After` and a JSON-RPC error that says when to retry.
+ */
+import type { Middleware } from 'koa';
+import type { Principal } from '../../auth/principal.ts';
+import { rateLimitHeaders, type RateLimiter, type RateLimitPolicy } from '../../domain/rate-limits/rate-limiter.ts';
+import { jsonRpcError, JSON_RPC_SERVER_ERROR } from '../json-rpc.ts';
+
+export function toolServerRateLimit(limiter: RateLimiter, policy: RateLimitPolicy): Middleware {
+  return async (ctx, next) => {
+    const principal = ctx.state.principal as Principal;
+    const decision = await limiter.consume(policy, principal.credentialId);
+    for (const [name, value] of Object.entries(rateLimitHeaders(policy, decision))) ctx.set(name, value);
+    if (!decision.allowed) {
+      ctx.set('retry-after', String(decision.retryAfterSeconds));
+      jsonRpcError(
+        ctx,
+        429,
+        JSON_RPC_SERVER_ERROR,
+        `Rate limit exceeded: ${policy.limit} requests per ${policy.windowSeconds} seconds per token. Retry in ${decision.retryAfterSeconds} second(s).`,
+        { code: 'rate_limited', retryAfterSeconds: decision.retryAfterSeconds },
+      );
+      return;
+    }
+    await next();
+  };
+}
+
+/** A simple per-client-address limit for anonymous endpoints (registration, sign-up). */
+export function addressRateLimit(
+  limiter: RateLimiter,
+  policy: RateLimitPolicy,
+  applies: (path: string, method: string) => boolean,
+): Middleware {
+  return async (ctx, next) => {
+    if (applies(ctx.path, ctx.method)) {
+      const decision = await limiter.consume(policy, ctx.ip);
+      if (!decision.allowed) {
+        ctx.status = 429;
+        ctx.set('retry-after', String(decision.retryAfterSeconds));
+        ctx.body = {
+          error: 'rate_limited',
+          error_description: `Too many requests; retry in ${decision.retryAfterSeconds} second(s)`,
+        };
+        return;
+      }
+    }
+    await next();
+  };
+}

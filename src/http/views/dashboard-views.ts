@@ -1,0 +1,507 @@
+/** Dashboard pages (server-rendered, accessible, no external assets). */
+import type { ApiKeyView } from '../../domain/workspaces/workspaces.service.ts';
+import type { AuditView } from '../../domain/audit/audit.service.ts';
+import type { ConnectedAppView } from '../../auth/oidc/connected-apps.ts';
+import type { CreditBalance } from '../../domain/credits/credits.service.ts';
+import { ROLES, roleAtLeast, type Role } from '../../domain/workspaces/roles.ts';
+import { html, page, type SafeHtml } from './html.ts';
+
+export type Notice = { kind: 'ok' | 'error' | 'warn'; text: string };
+
+export interface Chrome {
+  csrf: string;
+  userEmail: string;
+  workspaces: { id: string; name: string; role: Role }[];
+  current?: { id: string; name: string; role: Role };
+}
+
+function header(chrome: Chrome): SafeHtml {
+  const current = chrome.current;
+  const links: [string, string, Role][] = current
+    ? [
+        ['Overview', `/w/${current.id}`, 'viewer'],
+        ['Members', `/w/${current.id}/members`, 'viewer'],
+        ['API keys', `/w/${current.id}/keys`, 'admin'],
+        ['Connected apps', `/w/${current.id}/apps`, 'admin'],
+        ['Audit log', `/w/${current.id}/audit`, 'admin'],
+        ['Credits', `/w/${current.id}/credits`, 'viewer'],
+      ]
+    : [];
+  return html`<header>
+    <a class="brand" href="/workspaces">Campaign platform</a>
+    <nav aria-label="Workspace">
+      ${links
+        .filter(([, , minimum]) => current && roleAtLeast(current.role, minimum))
+        .map(([label, href]) => html`<a href="${href}">${label}</a>`)}
+    </nav>
+    <form method="get" action="/switch" class="inline">
+      <label class="inline" for="switch-ws" style="color:#fff;font-weight:400">Workspace</label>
+      <select id="switch-ws" name="workspace" style="width:auto">
+        ${chrome.workspaces.map((w) => html`<option value="${w.id}" ${current?.id === w.id ? html`selected` : ''}>${w.name}</option>`)}
+      </select>
+      <button class="secondary" type="submit">Switch</button>
+    </form>
+    <form method="post" action="/signout">
+      <input type="hidden" name="_csrf" value="${chrome.csrf}" /><span class="muted" style="color:#cfd6de"
+        >${chrome.userEmail}</span
+      >
+      <button class="link" type="submit">Sign out</button>
+    </form>
+  </header>`;
+}
+
+function shell(title: string, chrome: Chrome, body: SafeHtml, notices: Notice[] = []): string {
+  return page({ title, header: header(chrome), body, notices });
+}
+
+export function signUpPage(view: { csrf: string; email?: string; name?: string; notices?: Notice[] }): string {
+  return page({
+    title: 'Create your account',
+    notices: view.notices ?? [],
+    body: html`<div class="card">
+      <h1>Create your account</h1>
+      <form method="post" action="/signup">
+        <input type="hidden" name="_csrf" value="${view.csrf}" />
+        <label for="name">Your name</label
+        ><input
+          id="name"
+          name="name"
+          type="text"
+          autocomplete="name"
+          required
+          maxlength="200"
+          value="${view.name ?? ''}"
+        />
+        <label for="email">Email</label
+        ><input id="email" name="email" type="email" autocomplete="email" required value="${view.email ?? ''}" />
+        <label for="password">Password <span class="muted">(at least 10 characters)</span></label
+        ><input id="password" name="password" type="password" autocomplete="new-password" required minlength="10" />
+        <p><button type="submit">Create account</button></p>
+      </form>
+      <p>Already have an account? <a href="/signin">Sign in</a>.</p>
+    </div>`,
+  });
+}
+
+export function signInPage(view: { csrf: string; email?: string; next?: string; notices?: Notice[] }): string {
+  return page({
+    title: 'Sign in',
+    notices: view.notices ?? [],
+    body: html`<div class="card">
+      <h1>Sign in</h1>
+      <form method="post" action="/signin">
+        <input type="hidden" name="_csrf" value="${view.csrf}" />
+        <input type="hidden" name="next" value="${view.next ?? ''}" />
+        <label for="email">Email</label
+        ><input id="email" name="email" type="email" autocomplete="username" required value="${view.email ?? ''}" />
+        <label for="password">Password</label
+        ><input id="password" name="password" type="password" autocomplete="current-password" required />
+        <p><button type="submit">Sign in</button></p>
+      </form>
+      <p>New here? <a href="/signup">Create an account</a>.</p>
+    </div>`,
+  });
+}
+
+export function workspacesPage(chrome: Chrome, notices: Notice[] = []): string {
+  return shell(
+    'Workspaces',
+    chrome,
+    html`<h1>Your workspaces</h1>
+      ${
+        chrome.workspaces.length
+          ? html`<table>
+              <thead>
+                <tr>
+                  <th scope="col">Workspace</th>
+                  <th scope="col">Your role</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${chrome.workspaces.map(
+                  (w) =>
+                    html`<tr>
+                      <td><a href="/w/${w.id}">${w.name}</a></td>
+                      <td>${w.role}</td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table>`
+          : html`<p>You are not a member of any workspace yet. Create one below, or ask an admin to add you.</p>`
+      }
+      <h2>Create a workspace</h2>
+      <form method="post" action="/workspaces" class="card">
+        <input type="hidden" name="_csrf" value="${chrome.csrf}" />
+        <label for="ws-name">Name</label><input id="ws-name" name="name" type="text" required maxlength="200" />
+        <p><button type="submit">Create workspace</button></p>
+      </form>`,
+    notices,
+  );
+}
+
+export function overviewPage(
+  chrome: Chrome,
+  view: { slug: string; credits: CreditBalance; mcpUrl: string; brandSiteUrl: string },
+  notices: Notice[] = [],
+): string {
+  const ws = chrome.current!;
+  return shell(
+    ws.name,
+    chrome,
+    html`<h1>${ws.name}</h1>
+      <div class="card">
+        <p>Workspace id <code>${ws.id}</code> · your role: <strong>${ws.role}</strong></p>
+        <p>
+          Credits available: <strong>${view.credits.available}</strong>
+          <span class="muted">(held by running jobs: ${view.credits.held})</span>
+        </p>
+        <p>Brand site: <a href="${view.brandSiteUrl}">${view.brandSiteUrl}</a></p>
+      </div>
+      <h2>Connect an agent</h2>
+      <div class="card">
+        <p>MCP endpoint: <code>${view.mcpUrl}</code></p>
+        <p>
+          MCP clients need only this URL: they sign you in with OAuth on first use and ask which workspace to use. For
+          headless agents, create an API
+          key${roleAtLeast(ws.role, 'admin') ? html` under <a href="/w/${ws.id}/keys">API keys</a>` : ' (an admin can create one)'}
+          and send it as <code>x-api-key</code>.
+        </p>
+      </div>
+      ${
+        ws.role === 'owner'
+          ? html`<h2>Delete this workspace</h2>
+              <form method="post" action="/w/${ws.id}/delete" class="card">
+                <input type="hidden" name="_csrf" value="${chrome.csrf}" />
+                <p>Deleting stops every key and connected app at once. Type the workspace name to confirm.</p>
+                <label for="confirm">Workspace name</label><input id="confirm" name="confirm" type="text" required />
+                <p><button class="danger" type="submit">Delete workspace</button></p>
+              </form>`
+          : ''
+      }`,
+    notices,
+  );
+}
+
+export function membersPage(
+  chrome: Chrome,
+  members: { userId: string; email: string; name: string; role: Role }[],
+  currentUserId: string,
+  notices: Notice[] = [],
+): string {
+  const ws = chrome.current!;
+  const manage = roleAtLeast(ws.role, 'admin');
+  const assignable = ROLES.filter((role) => ws.role === 'owner' || role !== 'owner');
+  return shell(
+    'Members',
+    chrome,
+    html`<h1>Members of ${ws.name}</h1>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Person</th>
+            <th scope="col">Role</th>
+            ${manage ? html`<th scope="col">Change</th>` : ''}
+          </tr>
+        </thead>
+        <tbody>
+          ${members.map(
+            (m) =>
+              html`<tr>
+                <td>${m.name}<br /><span class="muted">${m.email}</span></td>
+                <td>${m.role}</td>
+                ${
+                  manage
+                    ? html`<td>
+                        ${
+                          m.userId === currentUserId || (m.role === 'owner' && ws.role !== 'owner')
+                            ? html`<span class="muted">—</span>`
+                            : html`<form method="post" action="/w/${ws.id}/members" class="row">
+                                  <input type="hidden" name="_csrf" value="${chrome.csrf}" /><input
+                                    type="hidden"
+                                    name="email"
+                                    value="${m.email}"
+                                  />
+                                  <label class="inline" for="role-${m.userId}">Role for ${m.email}</label>
+                                  <select id="role-${m.userId}" name="role" style="width:auto">
+                                    ${assignable.map((r) => html`<option value="${r}" ${r === m.role ? html`selected` : ''}>${r}</option>`)}
+                                  </select>
+                                  <button class="secondary" type="submit">Save</button>
+                                </form>
+                                <form method="post" action="/w/${ws.id}/members/${m.userId}/remove">
+                                  <input type="hidden" name="_csrf" value="${chrome.csrf}" /><button
+                                    class="secondary"
+                                    type="submit"
+                                  >
+                                    Remove ${m.email}
+                                  </button>
+                                </form>`
+                        }
+                      </td>`
+                    : ''
+                }
+              </tr>`,
+          )}
+        </tbody>
+      </table>
+      ${
+        manage
+          ? html`<h2>Add a member</h2>
+              <form method="post" action="/w/${ws.id}/members" class="card">
+                <input type="hidden" name="_csrf" value="${chrome.csrf}" />
+                <p class="muted">The person needs an account first (they sign up with their email).</p>
+                <label for="member-email">Email</label><input id="member-email" name="email" type="email" required />
+                <label for="member-role">Role</label
+                ><select id="member-role" name="role">
+                  ${assignable.map((r) => html`<option value="${r}" ${r === 'editor' ? html`selected` : ''}>${r}</option>`)}
+                </select>
+                <p><button type="submit">Add member</button></p>
+              </form>`
+          : ''
+      }
+      <h2>What roles may do</h2>
+      <ul>
+        <li><strong>viewer</strong>: reads everything</li>
+        <li><strong>editor</strong>: also changes campaigns and spends credits</li>
+        <li><strong>admin</strong>: also manages API keys, members and connected apps, and reads the audit log</li>
+        <li><strong>owner</strong>: also manages credits and can delete the workspace</li>
+      </ul>`,
+    notices,
+  );
+}
+
+export function apiKeysPage(
+  chrome: Chrome,
+  keys: ApiKeyView[],
+  created?: { name: string; secret: string },
+  notices: Notice[] = [],
+): string {
+  const ws = chrome.current!;
+  const roles = ROLES.filter((role) => roleAtLeast(ws.role, role));
+  return shell(
+    'API keys',
+    chrome,
+    html`<h1>API keys</h1>
+      ${
+        created
+          ? html`<div class="card" role="status">
+              <h2>Key “${created.name}” created</h2>
+              <p>Copy it now: this is the only time it is shown.</p>
+              <code class="secret" id="new-key-secret">${created.secret}</code>
+              <p class="muted">Send it as the <code>x-api-key</code> header to the MCP endpoint.</p>
+            </div>`
+          : ''
+      }
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Key</th>
+            <th scope="col">Role</th>
+            <th scope="col">Created by</th>
+            <th scope="col">Created</th>
+            <th scope="col">Last used</th>
+            <th scope="col">Status</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${keys.map(
+            (k) =>
+              html`<tr>
+                <td>${k.name}</td>
+                <td><code>${k.prefix}…</code></td>
+                <td>${k.role}</td>
+                <td>${k.createdBy ?? '—'}</td>
+                <td>${k.createdAt.slice(0, 16).replace('T', ' ')}</td>
+                <td>${k.lastUsedAt ? k.lastUsedAt.slice(0, 16).replace('T', ' ') : 'never'}</td>
+                <td>
+                  ${
+                    k.disabledAt
+                      ? html`disabled`
+                      : html`<form method="post" action="/w/${ws.id}/keys/${k.id}/disable">
+                          <input type="hidden" name="_csrf" value="${chrome.csrf}" /><button
+                            class="secondary"
+                            type="submit"
+                          >
+                            Disable ${k.name}
+                          </button>
+                        </form>`
+                  }
+                </td>
+              </tr>`,
+          )}
+        </tbody>
+      </table>
+      <h2>Create a key</h2>
+      <form method="post" action="/w/${ws.id}/keys" class="card">
+        <input type="hidden" name="_csrf" value="${chrome.csrf}" />
+        <label for="key-name">Name</label><input id="key-name" name="name" type="text" required maxlength="100" />
+        <label for="key-role">Role <span class="muted">(never higher than yours)</span></label>
+        <select id="key-role" name="role">
+          ${roles.map((r) => html`<option value="${r}" ${r === 'editor' ? html`selected` : ''}>${r}</option>`)}
+        </select>
+        <p><button type="submit">Create key</button></p>
+      </form>`,
+    notices,
+  );
+}
+
+export function connectedAppsPage(chrome: Chrome, apps: ConnectedAppView[], notices: Notice[] = []): string {
+  const ws = chrome.current!;
+  return shell(
+    'Connected apps',
+    chrome,
+    html`<h1>Connected apps</h1>
+      <p>Apps people connected to <strong>${ws.name}</strong> through OAuth. Revoking one signs it out at once.</p>
+      ${
+        apps.length
+          ? html`<table>
+              <thead>
+                <tr>
+                  <th scope="col">App</th>
+                  <th scope="col">Person</th>
+                  <th scope="col">Scopes</th>
+                  <th scope="col">Connected</th>
+                  <th scope="col">Last used</th>
+                  <th scope="col"></th>
+                </tr>
+              </thead>
+              <tbody>
+                ${apps.map(
+                  (a) =>
+                    html`<tr>
+                      <td>${a.clientName ?? a.clientId}<br /><span class="muted">${a.clientId}</span></td>
+                      <td>${a.person}</td>
+                      <td>${a.scopes.join(' ')}</td>
+                      <td>${a.connectedAt.slice(0, 16).replace('T', ' ')}</td>
+                      <td>${a.lastUsedAt ? a.lastUsedAt.slice(0, 16).replace('T', ' ') : 'never'}</td>
+                      <td>
+                        <form method="post" action="/w/${ws.id}/apps/${a.grantId}/revoke">
+                          <input type="hidden" name="_csrf" value="${chrome.csrf}" /><button
+                            class="secondary"
+                            type="submit"
+                          >
+                            Revoke ${a.clientName ?? a.clientId}
+                          </button>
+                        </form>
+                      </td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table>`
+          : html`<p>No apps are connected.</p>`
+      }`,
+    notices,
+  );
+}
+
+export function auditPage(chrome: Chrome, events: AuditView[], nextHref: string | null): string {
+  return shell(
+    'Audit log',
+    chrome,
+    html`<h1>Audit log</h1>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">When (UTC)</th>
+            <th scope="col">Who</th>
+            <th scope="col">Action</th>
+            <th scope="col">Target</th>
+            <th scope="col">Outcome</th>
+            <th scope="col">Details</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${events.map(
+            (e) =>
+              html`<tr>
+                <td>${e.at.slice(0, 19).replace('T', ' ')}</td>
+                <td><code>${e.actor}</code></td>
+                <td>${e.action}</td>
+                <td>${e.target ?? '—'}</td>
+                <td>${e.outcome}</td>
+                <td><code>${JSON.stringify(e.details)}</code></td>
+              </tr>`,
+          )}
+        </tbody>
+      </table>
+      ${nextHref ? html`<p><a href="${nextHref}">Older entries</a></p>` : ''}`,
+  );
+}
+
+export function creditsPage(
+  chrome: Chrome,
+  balance: CreditBalance,
+  entries:
+    | {
+        at: string;
+        kind: string;
+        amount: number;
+        from: string;
+        to: string;
+        description: string | null;
+        actor: string;
+      }[]
+    | null,
+): string {
+  return shell(
+    'Credits',
+    chrome,
+    html`<h1>Credits</h1>
+      <div class="card">
+        <p>
+          Available: <strong>${balance.available}</strong> · held by running jobs: ${balance.held} · spent:
+          ${balance.spent}
+        </p>
+      </div>
+      ${
+        entries
+          ? html`<h2>Ledger</h2>
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">When (UTC)</th>
+                    <th scope="col">Entry</th>
+                    <th scope="col">Amount</th>
+                    <th scope="col">From → to</th>
+                    <th scope="col">By</th>
+                    <th scope="col">Note</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${entries.map(
+                    (e) =>
+                      html`<tr>
+                        <td>${e.at.slice(0, 19).replace('T', ' ')}</td>
+                        <td>${e.kind}</td>
+                        <td>${e.amount}</td>
+                        <td>${e.from} → ${e.to}</td>
+                        <td><code>${e.actor}</code></td>
+                        <td>${e.description ?? ''}</td>
+                      </tr>`,
+                  )}
+                </tbody>
+              </table>`
+          : html`<p class="muted">Only owners see the ledger.</p>`
+      }`,
+  );
+}
+
+export function notFoundPage(chrome: Chrome | null, what: string): string {
+  const body = html`<div class="card">
+    <h1>Not found</h1>
+    <p>${what}</p>
+    <p><a href="/workspaces">Back to your workspaces</a></p>
+  </div>`;
+  return chrome ? shell('Not found', chrome, body) : page({ title: 'Not found', body });
+}
+
+export function forbiddenPage(chrome: Chrome, message: string): string {
+  return shell(
+    'Not allowed',
+    chrome,
+    html`<div class="card" role="alert">
+      <h1>Not allowed</h1>
+      <p>${message}</p>
+    </div>`,
+  );
+}

@@ -1,0 +1,94 @@
+/**
+ * Server-rendered HTML: an escaping tagged template and the one page layout (inline CSS, no external assets,
+ * no JavaScript needed). Every interpolated value is escaped unless it is itself a `SafeHtml`.
+ */
+export class SafeHtml {
+  readonly value: string;
+  constructor(value: string) {
+    this.value = value;
+  }
+  toString(): string {
+    return this.value;
+  }
+}
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+export function escapeHtml(value: unknown): string {
+  return String(value).replace(/[&<>"']/g, (char) => ESCAPES[char]!);
+}
+
+function render(value: unknown): string {
+  if (value instanceof SafeHtml) return value.value;
+  if (Array.isArray(value)) return value.map(render).join('');
+  if (value === null || value === undefined || value === false) return '';
+  return escapeHtml(value);
+}
+
+export function html(strings: TemplateStringsArray, ...values: unknown[]): SafeHtml {
+  let out = strings[0] ?? '';
+  values.forEach((value, index) => {
+    out += render(value) + (strings[index + 1] ?? '');
+  });
+  return new SafeHtml(out);
+}
+
+const STYLES = `
+*{box-sizing:border-box}
+body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1b1f24;background:#f6f7f9}
+a{color:#0b57d0}
+a:focus,button:focus,input:focus,select:focus{outline:3px solid #f9ab00;outline-offset:2px}
+.skip{position:absolute;left:-999px}.skip:focus{left:8px;top:8px;background:#fff;padding:8px;z-index:9}
+header{background:#1b1f24;color:#fff;padding:12px 24px;display:flex;gap:24px;align-items:center;flex-wrap:wrap}
+header a{color:#fff}header .brand{font-weight:700;text-decoration:none}
+header nav{display:flex;gap:16px;flex-wrap:wrap}header form{margin-left:auto}
+main{max-width:960px;margin:24px auto;padding:0 24px}
+h1{font-size:1.6rem;margin:0 0 16px}h2{font-size:1.2rem;margin:32px 0 12px}
+.card{background:#fff;border:1px solid #d5d9e0;border-radius:8px;padding:20px;margin-bottom:16px}
+label{display:block;font-weight:600;margin:12px 0 4px}
+input[type=text],input[type=email],input[type=password],select{width:100%;max-width:420px;padding:8px 10px;border:1px solid #8a919c;border-radius:6px;font:inherit}
+button{font:inherit;padding:8px 16px;border-radius:6px;border:1px solid #0b57d0;background:#0b57d0;color:#fff;cursor:pointer}
+button.secondary{background:#fff;color:#0b57d0}button.danger{background:#b3261e;border-color:#b3261e}
+button.link{background:none;border:none;color:#fff;text-decoration:underline;padding:0}
+table{border-collapse:collapse;width:100%;background:#fff}th,td{text-align:left;padding:8px;border-bottom:1px solid #e3e6ea;vertical-align:top}
+th{font-size:.85rem;text-transform:uppercase;letter-spacing:.04em;color:#4a515c}
+.notice{padding:12px 16px;border-radius:6px;margin-bottom:16px;border:1px solid}
+.notice.ok{background:#e6f4ea;border-color:#34a853}.notice.error{background:#fce8e6;border-color:#b3261e}
+.notice.warn{background:#fef7e0;border-color:#f9ab00}
+code,.secret{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;word-break:break-all}
+.secret{display:block;background:#1b1f24;color:#e6edf3;padding:12px;border-radius:6px;margin:8px 0}
+.muted{color:#4a515c;font-size:.9rem}.inline{display:inline}.row{display:flex;gap:12px;align-items:end;flex-wrap:wrap}
+fieldset{border:1px solid #d5d9e0;border-radius:6px;padding:12px 16px}legend{font-weight:600}
+`;
+
+export interface PageOptions {
+  title: string;
+  body: SafeHtml;
+  header?: SafeHtml;
+  /** Notices shown above the content; `role=alert` for errors so screen readers announce them. */
+  notices?: { kind: 'ok' | 'error' | 'warn'; text: string }[];
+}
+
+export function page(options: PageOptions): string {
+  const notices = (options.notices ?? []).map(
+    (notice) =>
+      html`<div class="notice ${notice.kind}" role="${notice.kind === 'error' ? 'alert' : 'status'}">
+        ${notice.text}
+      </div>`,
+  );
+  return `<!DOCTYPE html>${html`<html lang="en">
+    <head>
+      <meta charset="utf-8" />
+      <meta name="viewport" content="width=device-width, initial-scale=1" />
+      <title>${options.title} · Campaign platform</title>
+      <style>
+        ${new SafeHtml(STYLES)}
+      </style>
+    </head>
+    <body>
+      <a class="skip" href="#main">Skip to content</a>
+      ${options.header ?? html`<header><span class="brand">Campaign platform</span></header>`}
+      <main id="main">${notices} ${options.body}</main>
+    </body>
+  </html>`}`;
+}

@@ -1,0 +1,445 @@
+/**
+ * The authorization server and the resource server over real HTTP: metadata, dynamic registration, the code
+ * flow with PKCE, refresh rotation, revocation, and the security rules — each asserting the exact status and
+ * error code.
+ */
+import { randomBytes } from 'node:crypto';
+import { createTenant, type Tenant } from '../support/factories.ts';
+import { closeTestFetch, testFetch } from '../support/http.ts';
+import {
+  authorizeOverHttp,
+  callWithBearer,
+  pkce,
+  registerClient,
+  revoke,
+  tokenRequest,
+} from '../support/oauth-http.ts';
+import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+
+let platform: TestPlatform;
+let tenant: Tenant;
+let authUrl: string;
+const PASSWORD = 'correct horse battery staple';
+const REDIRECT = 'http://127.0.0.1:45123/callback';
+
+async function newClient(extra: Record<string, unknown> = {}) {
+  const { status, json } = await registerClient(authUrl, {
+    client_name: 'Security test client',
+    redirect_uris: [REDIRECT],
+    ...extra,
+  });
+  expect(status).toBe(201);
+  return json.client_id as string;
+}
+
+/** A full code flow; returns the token response. */
+async function issueTokens(clientId: string, scope = 'mcp:read mcp:write offline_access') {
+  const { verifier, challenge } = pkce();
+  const { redirect } = await authorizeOverHttp({
+    authUrl,
+    clientId,
+    redirectUri: REDIRECT,
+    scope,
+    codeChallenge: challenge,
+    email: tenant.email,
+    password: PASSWORD,
+    workspaceId: tenant.workspaceId,
+    resource: platform.urls.mcp,
+  });
+  const code = redirect!.searchParams.get('code')!;
+  const tokens = await tokenRequest(authUrl, {
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: REDIRECT,
+    client_id: clientId,
+    code_verifier: verifier,
+    resource: platform.urls.mcp,
+  });
+  expect(tokens.status).toBe(200);
+  return { tokens: tokens.json, code, verifier };
+}
+
+beforeAll(async () => {
+  platform = await startTestPlatform({ label: 'oauth' });
+  tenant = await createTenant(platform.container, { password: PASSWORD, name: 'OAuth workspace' });
+  authUrl = platform.urls.auth;
+});
+
+afterAll(async () => {
+  await platform.close();
+  await closeTestFetch();
+});
+
+describe('metadata', () => {
+  it('publishes RFC 8414 authorization-server metadata with a path-less issuer and S256 only', async () => {
+    const response = await testFetch(`${authUrl}/.well-known/oauth-authorization-server`);
+    expect(response.status).toBe(200);
+    const metadata = (await response.json()) as Record<string, any>;
+    expect(metadata).toMatchObject({
+      issuer: authUrl,
+      authorization_endpoint: `${authUrl}/oauth/authorize`,
+      token_endpoint: `${authUrl}/oauth/token`,
+      registration_endpoint: `${authUrl}/oauth/register`,
+      revocation_endpoint: `${authUrl}/oauth/token/revoke`,
+      code_challenge_methods_supported: ['S256'],
+      response_types_supported: ['code'],
+      grant_types_supported: ['authorization_code', 'refresh_token'],
+      authorization_response_iss_parameter_supported: true,
+      client_id_metadata_document_supported: true,
+    });
+    expect(metadata.scopes_supported).toEqual(expect.arrayContaining(['mcp:read', 'mcp:write', 'offline_access']));
+    expect(new URL(metadata.issuer).pathname).toBe('/');
+  });
+
+  it("serves the root site's protected-resource document without scopes", async () => {
+    const response = await testFetch(`${platform.urls.base}/.well-known/oauth-protected-resource`, {
+      headers: { authorization: 'Bearer whatever', cookie: 'a=b' },
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('set-cookie')).toBeNull();
+    const document = (await response.json()) as Record<string, unknown>;
+    expect(document).toEqual({
+      resource: platform.urls.base,
+      authorization_servers: [authUrl],
+      resource_name: 'Campaign platform (public site)',
+      resource_documentation: `${platform.urls.base}/llms.txt`,
+    });
+    expect('scopes_supported' in document).toBe(false);
+  });
+});
+
+describe('dynamic client registration', () => {
+  it('registers a public client from only client_name and redirect_uris', async () => {
+    const { status, json } = await registerClient(authUrl, {
+      client_name: 'Minimal',
+      redirect_uris: ['http://localhost:8765/cb'],
+    });
+    expect(status).toBe(201);
+    expect(json).toMatchObject({
+      client_name: 'Minimal',
+      redirect_uris: ['http://localhost:8765/cb'],
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      application_type: 'native',
+    });
+    expect(json.client_id).toMatch(/^mcp_[0-9a-f]{32}$/);
+    expect(json.client_secret).toBeUndefined();
+  });
+
+  it.each([
+    ['missing redirect_uris', { client_name: 'x' }],
+    ['an empty list', { client_name: 'x', redirect_uris: [] }],
+    ['a relative URI', { client_name: 'x', redirect_uris: ['/callback'] }],
+    ['a javascript: URI', { client_name: 'x', redirect_uris: ['javascript:alert(1)'] }],
+  ])('refuses %s with 400 invalid_redirect_uri', async (_label, body) => {
+    const { status, json } = await registerClient(authUrl, body);
+    expect(status).toBe(400);
+    expect(json.error).toBe('invalid_redirect_uri');
+  });
+});
+
+describe('the code flow', () => {
+  it('issues tokens bound to the chosen workspace, refreshes with rotation, and revokes', async () => {
+    const clientId = await newClient();
+    const { tokens } = await issueTokens(clientId);
+    expect(tokens).toMatchObject({ token_type: 'Bearer', scope: expect.stringContaining('mcp:write') });
+    expect(tokens.refresh_token).toEqual(expect.any(String));
+
+    const first = await callWithBearer(platform.urls.mcp, tokens.access_token);
+    expect(first.status).toBe(200);
+    expect(first.body.result.structuredContent.organization).toMatchObject({ id: tenant.workspaceId, role: 'owner' });
+
+    const refreshed = await tokenRequest(authUrl, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+      client_id: clientId,
+    });
+    expect(refreshed.status).toBe(200);
+    expect(refreshed.headers.get('cache-control')).toBe('no-store');
+    expect(refreshed.json.refresh_token).not.toBe(tokens.refresh_token);
+    expect((await callWithBearer(platform.urls.mcp, refreshed.json.access_token)).status).toBe(200);
+
+    expect(
+      await revoke(authUrl, {
+        token: refreshed.json.access_token,
+        token_type_hint: 'access_token',
+        client_id: clientId,
+      }),
+    ).toBe(200);
+    const afterRevoke = await callWithBearer(platform.urls.mcp, refreshed.json.access_token);
+    expect(afterRevoke.status).toBe(401);
+    expect(afterRevoke.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    // Idempotent: revoking again, or an unknown token, is still 200.
+    expect(
+      await revoke(authUrl, {
+        token: refreshed.json.access_token,
+        token_type_hint: 'access_token',
+        client_id: clientId,
+      }),
+    ).toBe(200);
+    expect(await revoke(authUrl, { token: 'never-issued', client_id: clientId })).toBe(200);
+  });
+
+  it('includes the RFC 9207 iss parameter in the authorization response', async () => {
+    const clientId = await newClient();
+    const { challenge } = pkce();
+    const { redirect } = await authorizeOverHttp({
+      authUrl,
+      clientId,
+      redirectUri: REDIRECT,
+      codeChallenge: challenge,
+      email: tenant.email,
+      password: PASSWORD,
+      workspaceId: tenant.workspaceId,
+    });
+    expect(redirect!.searchParams.get('iss')).toBe(authUrl);
+    expect(redirect!.searchParams.get('code')).toEqual(expect.any(String));
+  });
+
+  it('issues no refresh token without offline_access', async () => {
+    const clientId = await newClient();
+    const { tokens } = await issueTokens(clientId, 'mcp:read mcp:write');
+    expect(tokens.refresh_token).toBeUndefined();
+  });
+
+  it('caps a read-only grant at the viewer role', async () => {
+    const clientId = await newClient();
+    const { tokens } = await issueTokens(clientId, 'mcp:read');
+    const result = await callWithBearer(platform.urls.mcp, tokens.access_token);
+    expect(result.body.result.structuredContent.organization.role).toBe('viewer');
+  });
+});
+
+describe('security rules', () => {
+  it('refuses PKCE plain', async () => {
+    const clientId = await newClient();
+    const { redirect } = await authorizeOverHttp({
+      authUrl,
+      clientId,
+      redirectUri: REDIRECT,
+      codeChallenge: 'a'.repeat(43),
+      codeChallengeMethod: 'plain',
+      email: tenant.email,
+      password: PASSWORD,
+      workspaceId: tenant.workspaceId,
+    });
+    expect(redirect!.searchParams.get('error')).toBe('invalid_request');
+    expect(redirect!.searchParams.get('error_description')).toMatch(/code_challenge_method/);
+  });
+
+  it('refuses an authorization request without a code challenge', async () => {
+    const clientId = await newClient();
+    const { redirect } = await authorizeOverHttp({
+      authUrl,
+      clientId,
+      redirectUri: REDIRECT,
+      email: tenant.email,
+      password: PASSWORD,
+      workspaceId: tenant.workspaceId,
+    });
+    expect(redirect!.searchParams.get('error')).toBe('invalid_request');
+    expect(redirect!.searchParams.get('error_description')).toMatch(/PKCE/);
+  });
+
+  it('refuses a token request without the verifier, or with the wrong one, as invalid_grant', async () => {
+    const clientId = await newClient();
+    for (const verifier of [undefined, randomBytes(32).toString('base64url')]) {
+      const { challenge } = pkce();
+      const { redirect } = await authorizeOverHttp({
+        authUrl,
+        clientId,
+        redirectUri: REDIRECT,
+        codeChallenge: challenge,
+        email: tenant.email,
+        password: PASSWORD,
+        workspaceId: tenant.workspaceId,
+      });
+      const response = await tokenRequest(authUrl, {
+        grant_type: 'authorization_code',
+        code: redirect!.searchParams.get('code')!,
+        redirect_uri: REDIRECT,
+        client_id: clientId,
+        ...(verifier ? { code_verifier: verifier } : {}),
+      });
+      expect(response.status).toBe(400);
+      expect(response.json.error).toBe('invalid_grant');
+    }
+  });
+
+  it('refuses a redirect URI that was not registered, and does not redirect to it', async () => {
+    const clientId = await newClient();
+    const { challenge } = pkce();
+    const { redirect, page } = await authorizeOverHttp({
+      authUrl,
+      clientId,
+      redirectUri: 'http://evil.example/callback',
+      codeChallenge: challenge,
+      email: tenant.email,
+      password: PASSWORD,
+      workspaceId: tenant.workspaceId,
+    });
+    expect(redirect).toBeNull();
+    expect(page!.status).toBe(400);
+    expect(await page!.text()).toContain('invalid_redirect_uri');
+  });
+
+  it('matches loopback redirects of native clients on any port, but nothing else loosely', async () => {
+    const clientId = await newClient();
+    const { challenge } = pkce();
+    const otherPort = await authorizeOverHttp({
+      authUrl,
+      clientId,
+      redirectUri: 'http://127.0.0.1:50999/callback',
+      codeChallenge: challenge,
+      email: tenant.email,
+      password: PASSWORD,
+      workspaceId: tenant.workspaceId,
+    });
+    expect(otherPort.redirect!.origin).toBe('http://127.0.0.1:50999');
+    expect(otherPort.redirect!.searchParams.get('code')).toEqual(expect.any(String));
+    const otherPath = await authorizeOverHttp({
+      authUrl,
+      clientId,
+      redirectUri: 'http://127.0.0.1:45123/other',
+      codeChallenge: challenge,
+      email: tenant.email,
+      password: PASSWORD,
+      workspaceId: tenant.workspaceId,
+    });
+    expect(otherPath.redirect).toBeNull();
+    expect(otherPath.page!.status).toBe(400);
+  });
+
+  it('refuses a reused code and revokes what the first use issued', async () => {
+    const clientId = await newClient();
+    const { tokens, code, verifier } = await issueTokens(clientId);
+    expect((await callWithBearer(platform.urls.mcp, tokens.access_token)).status).toBe(200);
+    const again = await tokenRequest(authUrl, {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT,
+      client_id: clientId,
+      code_verifier: verifier,
+    });
+    expect(again.status).toBe(400);
+    expect(again.json.error).toBe('invalid_grant');
+    expect((await callWithBearer(platform.urls.mcp, tokens.access_token)).status).toBe(401);
+    const refresh = await tokenRequest(authUrl, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+      client_id: clientId,
+    });
+    expect(refresh.json.error).toBe('invalid_grant');
+  });
+
+  it('revokes the whole grant when a rotated refresh token is used again', async () => {
+    const clientId = await newClient();
+    const { tokens } = await issueTokens(clientId);
+    const rotated = await tokenRequest(authUrl, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+      client_id: clientId,
+    });
+    expect(rotated.status).toBe(200);
+    const reuse = await tokenRequest(authUrl, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+      client_id: clientId,
+    });
+    expect(reuse.status).toBe(400);
+    expect(reuse.json.error).toBe('invalid_grant');
+    const successor = await tokenRequest(authUrl, {
+      grant_type: 'refresh_token',
+      refresh_token: rotated.json.refresh_token,
+      client_id: clientId,
+    });
+    expect(successor.json.error).toBe('invalid_grant');
+    expect((await callWithBearer(platform.urls.mcp, rotated.json.access_token)).status).toBe(401);
+  });
+
+  it('refuses a token issued for another resource', async () => {
+    const clientId = await newClient();
+    const { tokens } = await issueTokens(clientId);
+    const provider = platform.container.oauth.provider;
+    const original = await provider.AccessToken.find(tokens.access_token);
+    const foreign = new provider.AccessToken({
+      accountId: original!.accountId,
+      clientId,
+      grantId: original!.grantId,
+      scope: 'mcp:read mcp:write',
+      extra: original!.extra,
+      resourceServer: {
+        audience: 'http://other.localhost/api',
+        scope: 'mcp:read mcp:write',
+        accessTokenFormat: 'opaque',
+      } as never,
+    } as never);
+    const value = await foreign.save();
+    const response = await callWithBearer(platform.urls.mcp, value);
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toMatch(
+      /^Bearer error="invalid_token", error_description="The access token was issued for another resource", resource_metadata=/,
+    );
+  });
+
+  it('refuses an expired token', async () => {
+    const clientId = await newClient();
+    const { tokens } = await issueTokens(clientId);
+    const provider = platform.container.oauth.provider;
+    const token = await provider.AccessToken.find(tokens.access_token);
+    await platform.container.orm.em
+      .getConnection()
+      .execute(
+        `update oidc_payloads set payload = jsonb_set(payload, '{exp}', to_jsonb(extract(epoch from now())::int - 60)) where model = 'AccessToken' and id = ?`,
+        [token!.jti],
+      );
+    const response = await callWithBearer(platform.urls.mcp, tokens.access_token);
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    expect(response.body.error.message).toBe('The access token is invalid, expired or revoked');
+  });
+
+  it('refuses a token in the query string', async () => {
+    const clientId = await newClient();
+    const { tokens } = await issueTokens(clientId);
+    const response = await testFetch(`${platform.urls.mcp}?access_token=${tokens.access_token}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(response.status).toBe(401);
+    expect(((await response.json()) as any).error.data.code).toBe('token_in_query');
+  });
+
+  it('refuses a browser Origin that is not allowed with 403, before authentication', async () => {
+    const response = await callWithBearer(platform.urls.mcp, 'anything', { origin: 'https://evil.example' });
+    expect(response.status).toBe(403);
+    expect(response.body.error.data.code).toBe('forbidden_origin');
+    const own = await testFetch(platform.urls.mcp, {
+      method: 'POST',
+      headers: {
+        origin: new URL(platform.urls.platform).origin,
+        'x-api-key': tenant.apiKey,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(own.status).toBe(200);
+  });
+
+  it('stops a revoked connected app at once', async () => {
+    const clientId = await newClient();
+    const { tokens } = await issueTokens(clientId);
+    const em = platform.container.orm.em.fork();
+    const grantId = (await platform.container.oauth.provider.AccessToken.find(tokens.access_token))!.grantId!;
+    await platform.container.services.connectedApps.revoke(em, tenant.workspaceId, grantId);
+    expect((await callWithBearer(platform.urls.mcp, tokens.access_token)).status).toBe(401);
+    const refresh = await tokenRequest(authUrl, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+      client_id: clientId,
+    });
+    expect(refresh.json.error).toBe('invalid_grant');
+  });
+});

@@ -1,0 +1,104 @@
+/**
+ * The tool server's rate limit: exactly 120 requests per minute per token, then 429 with Retry-After, the
+ * RateLimit headers and a JSON-RPC error that says when to retry; recovery after the wait; tokens limited
+ * independently; and the state shared by two API instances on the same database.
+ */
+import http from 'node:http';
+import { createContainer, type Container } from '../../src/container.ts';
+import { createHttpApp } from '../../src/http/app.ts';
+import { createLogger } from '../../src/logger.ts';
+import { createKey, createTenant, type Tenant } from '../support/factories.ts';
+import { closeTestFetch, testFetch } from '../support/http.ts';
+import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+
+let platform: TestPlatform;
+let tenant: Tenant;
+
+async function call(key: string, base = platform.urls.mcp) {
+  const response = await testFetch(base, {
+    method: 'POST',
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  });
+  const body = (await response.json()) as any;
+  return { status: response.status, headers: response.headers, body };
+}
+
+beforeAll(async () => {
+  platform = await startTestPlatform({ label: 'ratelimit' });
+  tenant = await createTenant(platform.container);
+});
+
+afterAll(async () => {
+  await platform.close();
+  await closeTestFetch();
+});
+
+it('accepts a burst of exactly 120 requests, refuses the rest with 429 and Retry-After, and recovers', async () => {
+  // GCRA refills one request every 0.5 s and has no window edges: of a burst, 120 pass plus at most one for
+  // every half second the burst took (none when it is over within half a second).
+  const started = performance.now();
+  const burst = await Promise.all(Array.from({ length: 140 }, () => call(tenant.apiKey)));
+  const elapsed = (performance.now() - started) / 1000;
+  const accepted = burst.filter((r) => r.status === 200).length;
+  const refused = burst.filter((r) => r.status === 429);
+  expect(accepted + refused.length).toBe(140);
+  expect(accepted).toBeGreaterThanOrEqual(120);
+  expect(accepted).toBeLessThanOrEqual(120 + Math.floor(elapsed * 2) + 1);
+  if (elapsed < 0.5) expect(accepted).toBe(120);
+
+  const ok = burst.find((r) => r.status === 200)!;
+  expect(ok.headers.get('ratelimit-policy')).toBe('"tool-server";q=120;w=60');
+  expect(ok.headers.get('ratelimit')).toMatch(/^"tool-server";r=\d+;t=\d+$/);
+  for (const response of refused) {
+    const retryAfter = Number(response.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(response.headers.get('ratelimit')).toMatch(/^"tool-server";r=0;t=\d+$/);
+    expect(response.body.error).toEqual({
+      code: -32000,
+      message: `Rate limit exceeded: 120 requests per 60 seconds per token. Retry in ${retryAfter} second(s).`,
+      data: { code: 'rate_limited', retryAfterSeconds: retryAfter },
+    });
+  }
+
+  // Another token of the same workspace has its own budget.
+  const other = await createKey(platform.container, tenant, 'editor');
+  expect((await call(other)).status).toBe(200);
+
+  // After waiting as told, requests pass again; then the budget is spent again at once.
+  const wait = Number(refused.at(-1)!.headers.get('retry-after'));
+  await new Promise((resolve) => setTimeout(resolve, wait * 1000));
+  expect((await call(tenant.apiKey)).status).toBe(200);
+  const after = await Promise.all(Array.from({ length: 6 }, () => call(tenant.apiKey)));
+  expect(after.filter((r) => r.status === 429).length).toBeGreaterThanOrEqual(3);
+});
+
+it('shares the limit between API instances', async () => {
+  // A second API instance on the same database: requests to either count against one budget.
+  const config = { ...platform.config };
+  const second: Container = await createContainer(config, {
+    log: createLogger({ level: 'silent', name: 'second' }),
+    migrate: false,
+  });
+  const { app, close } = createHttpApp(second);
+  const server = http.createServer(app.callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  const secondMcp = `http://app.localhost:${port}/api/mcp`;
+  try {
+    const key = await createKey(platform.container, tenant, 'viewer', 'shared');
+    let accepted = 0;
+    for (let i = 0; i < 130; i += 1) {
+      const { status } = await call(key, i % 2 === 0 ? platform.urls.mcp : secondMcp);
+      if (status === 200) accepted += 1;
+      else expect(status).toBe(429);
+    }
+    expect(accepted).toBeGreaterThanOrEqual(120);
+    // Requests ran for well under a second, in which at most one extra request can become due.
+    expect(accepted).toBeLessThanOrEqual(122);
+  } finally {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await close();
+    await second.close();
+  }
+});
