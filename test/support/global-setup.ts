@@ -38,6 +38,9 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 const TEST_DATA = path.join(ROOT, '.data', 'test');
 
 export default async function globalSetup(): Promise<void> {
+  // `TEST_UNIT_ONLY=1 npm run test:jest -- test/unit` runs tests that need no database, Temporal or browser
+  // without starting any of them.
+  if (process.env.TEST_UNIT_ONLY) return;
   const started = Date.now();
   const runId = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
   await fs.mkdir(TEST_DATA, { recursive: true });
