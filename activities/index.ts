@@ -4,12 +4,14 @@
  */
 import type { ActivityDeps } from './deps.ts';
 import { createJobActivities } from './jobs.ts';
+import { createPublishingActivities } from './publishing.ts';
 import { createSelftestActivities } from './selftest.ts';
 
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createJobActivities(deps),
     ...createSelftestActivities(deps),
+    ...createPublishingActivities(deps),
   };
 }
 

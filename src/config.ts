@@ -103,6 +103,7 @@ const EnvSchema = z.object({
 
   COOKIE_SECRETS: secretList.optional(),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(120),
+  CALL_CODE_CACHE_TTL_MS: z.coerce.number().int().min(0).max(300_000).default(15_000),
   SSRF_ALLOW_PRIVATE_HOSTS: z
     .string()
     .optional()
@@ -141,6 +142,9 @@ function developmentUrls(portNumber: number) {
 }
 
 export type Env = Record<string, string | undefined>;
+
+/** Every environment variable the platform reads (each is documented in `.env.example`). */
+export const ENV_VARIABLES: readonly string[] = Object.keys(EnvSchema.shape);
 
 export interface Config {
   env: 'development' | 'test' | 'production';
@@ -183,6 +187,8 @@ export interface Config {
   allowedOrigins: string[];
   /** Requests per minute per token (OAuth grant or API key) on the tool server. */
   rateLimitPerMinute: number;
+  /** How long a call-code answer is cached per workspace (a revocation takes effect within this time). */
+  callCodeCacheTtlMs: number;
   /** Hosts the open-web fetcher may reach on private addresses (operator opt-in, e.g. an internal catalogue). */
   ssrfAllowPrivateHosts: string[];
   /** Where `campaignctl login` keeps its OAuth tokens (mode 0600). */
@@ -276,6 +282,7 @@ export function loadConfig(env: Env): Config {
     secrets: { cookieKeys },
     allowedOrigins: [new URL(platformUrl).origin, ...e.ALLOWED_ORIGINS],
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    callCodeCacheTtlMs: e.CALL_CODE_CACHE_TTL_MS,
     ssrfAllowPrivateHosts: e.SSRF_ALLOW_PRIVATE_HOSTS,
     cliCredentialsFile: path.resolve(
       e.CLI_CREDENTIALS_FILE ?? path.join(os.homedir(), '.config', 'campaign-platform', 'credentials.json'),

@@ -12,6 +12,15 @@ import { createAuditService } from './domain/audit/audit.service.ts';
 import { createRateLimiter } from './domain/rate-limits/rate-limiter.ts';
 import { createSessionsService } from './domain/sessions/sessions.service.ts';
 import { createSafeFetch, type SafeFetch, type SafeFetchOptions } from './net/safe-fetch.ts';
+import { createBrandService } from './domain/brand/brand.service.ts';
+import { createCampaignsService } from './domain/campaigns/campaigns.service.ts';
+import { createProductsService } from './domain/products/products.service.ts';
+import { createCallCodesService } from './domain/profiles/call-codes.service.ts';
+import { createRepublishPort } from './domain/publishing/publishing.service.ts';
+import type { WorkspaceScope } from './domain/shared/scope.ts';
+import { createSurfacesService } from './domain/surfaces/surfaces.service.ts';
+import { Workspace } from './domain/workspaces/workspace.entity.ts';
+import { SELECTABLE_PROFILES } from './mcp/profiles.ts';
 import type { Config } from './config.ts';
 import { createOrm, migrateToLatest } from './db/orm.ts';
 import { createCreditsService } from './domain/credits/credits.service.ts';
@@ -39,10 +48,21 @@ export interface Container {
   close(): Promise<void>;
 }
 
-function createServices(config: Config, orm: MikroORM, temporal: TemporalClient) {
+function createServices(config: Config, orm: MikroORM, temporal: TemporalClient, log: Logger, safeFetch: SafeFetch) {
   const credits = createCreditsService();
   const launcher = createTemporalJobLauncher(temporal.client, config.temporal.taskQueue);
+  const republish = createRepublishPort({ client: temporal.client, taskQueue: config.temporal.taskQueue, log });
+  const siteUrl = async (scope: WorkspaceScope) => {
+    const workspace = await scope.em.findOneOrFail(Workspace, { id: scope.workspaceId });
+    return brandSiteUrl(config, workspace.slug);
+  };
   return {
+    republish,
+    products: createProductsService({ safeFetch }),
+    campaigns: createCampaignsService({ republish }),
+    surfaces: createSurfacesService({ siteUrl }),
+    brand: createBrandService({ republish }),
+    callCodes: createCallCodesService({ selectableProfiles: SELECTABLE_PROFILES }),
     workspaces: createWorkspacesService(),
     audit: createAuditService(),
     sessions: createSessionsService(),
@@ -95,7 +115,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
       log,
       orm,
       temporal,
-      services: createServices(config, orm, temporal),
+      services: createServices(config, orm, temporal, log, safeFetch),
       oauth: { provider, verifyBearer: createBearerVerifier({ provider, orm, config }) },
       safeFetch,
       async close() {

@@ -53,6 +53,7 @@ interface KeyRow {
   disabled_at: Date | string | null;
   last_used_at: Date | string | null;
   deleted_at: Date | string | null;
+  workspace_name: string;
   member_role: Role | null;
 }
 
@@ -70,7 +71,7 @@ export function createAuthenticator(deps: { orm: MikroORM; verifyBearer?: Bearer
     }
     // One indexed query on the hot path: the key, its workspace's state and its creator's current role.
     const rows = await deps.orm.em.getConnection().execute<KeyRow[]>(
-      `select k.id, k.workspace_id, k.created_by_id, k.role, k.disabled_at, k.last_used_at, w.deleted_at, m.role as member_role
+      `select k.id, k.workspace_id, k.created_by_id, k.role, k.disabled_at, k.last_used_at, w.deleted_at, w.name as workspace_name, m.role as member_role
        from api_keys k
        join workspaces w on w.id = k.workspace_id
        left join memberships m on m.workspace_id = k.workspace_id and m.user_id = k.created_by_id
@@ -108,6 +109,7 @@ export function createAuthenticator(deps: { orm: MikroORM; verifyBearer?: Bearer
     return {
       via: 'api_key',
       workspaceId: key.workspace_id,
+      workspaceName: key.workspace_name,
       role,
       userId: key.created_by_id,
       credentialId: `key:${key.id}`,

@@ -22,6 +22,7 @@ interface BindingRow {
   last_used_at: Date | null;
   role: Role | null;
   deleted_at: Date | null;
+  workspace_name: string;
   internal: boolean | null;
 }
 
@@ -42,7 +43,7 @@ export function createBearerVerifier(deps: { provider: Provider; orm: MikroORM; 
     const grantId = accessToken.grantId;
     if (!grantId) throw invalid('The access token is not bound to a grant');
     const rows = await deps.orm.em.getConnection().execute<BindingRow[]>(
-      `select b.workspace_id, b.user_id, b.client_id, b.revoked_at, b.last_used_at, m.role, w.deleted_at, f.internal
+      `select b.workspace_id, b.user_id, b.client_id, b.revoked_at, b.last_used_at, m.role, w.deleted_at, w.name as workspace_name, f.internal
        from oauth_grant_bindings b
        join workspaces w on w.id = b.workspace_id
        left join memberships m on m.workspace_id = b.workspace_id and m.user_id = b.user_id
@@ -66,6 +67,7 @@ export function createBearerVerifier(deps: { provider: Provider; orm: MikroORM; 
     return {
       via: 'oauth',
       workspaceId: binding.workspace_id,
+      workspaceName: binding.workspace_name,
       // A read-only grant acts as a viewer whatever the person's role; otherwise the person's current role.
       role: scopes.includes('mcp:write') ? binding.role : 'viewer',
       userId: binding.user_id,

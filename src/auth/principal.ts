@@ -9,6 +9,8 @@ import type { Role } from '../domain/workspaces/roles.ts';
 export interface Principal {
   via: 'api_key' | 'oauth';
   workspaceId: string;
+  /** Echoed in every mutating tool result, so agents can tell the user where they acted. */
+  workspaceName: string;
   role: Role;
   /** The person behind the credential (the key's creator, or the OAuth user). */
   userId: string | null;

@@ -8,6 +8,14 @@ import {
 } from '../auth/oidc/oidc.entities.ts';
 import { AuditEventSchema } from '../domain/audit/audit-event.entity.ts';
 import { SessionSchema } from '../domain/sessions/session.entity.ts';
+import { BrandSchema } from '../domain/brand/brand.entity.ts';
+import { CampaignSchema } from '../domain/campaigns/campaign.entity.ts';
+import { DeploymentSchema } from '../domain/campaigns/deployment.entity.ts';
+import { VariantSchema, VariantVersionSchema } from '../domain/campaigns/variant.entity.ts';
+import { ProductSchema } from '../domain/products/product.entity.ts';
+import { CallCodeSchema } from '../domain/profiles/call-code.entity.ts';
+import { SitePublicationSchema } from '../domain/publishing/site-publication.entity.ts';
+import { SurfaceSchema, ZoneSchema } from '../domain/surfaces/surface.entity.ts';
 import { CreditLedgerEntrySchema } from '../domain/credits/credit-ledger-entry.entity.ts';
 import { JobSchema, JobStepSchema } from '../domain/jobs/job.entity.ts';
 import { ApiKeySchema } from '../domain/workspaces/api-key.entity.ts';
@@ -30,4 +38,14 @@ export const ENTITY_SCHEMAS = [
   OAuthClientFlagSchema,
   OidcSigningKeySchema,
   RateLimitStateSchema,
+  ProductSchema,
+  CampaignSchema,
+  VariantSchema,
+  VariantVersionSchema,
+  SurfaceSchema,
+  ZoneSchema,
+  DeploymentSchema,
+  BrandSchema,
+  CallCodeSchema,
+  SitePublicationSchema,
 ];

@@ -66,7 +66,10 @@ export function createHttpApp(container: Container): HttpApp {
       config,
       authenticator,
       endpoint,
-      profiles: createProfileResolver(),
+      profiles: createProfileResolver(
+        (code, workspaceId) => services.callCodes.lookup(container.orm.em.fork(), code, workspaceId),
+        { cacheTtlMs: config.callCodeCacheTtlMs },
+      ),
       afterAuthenticate: toolServerRateLimit(services.rateLimiter, {
         name: 'tool-server',
         limit: config.rateLimitPerMinute,

@@ -6,14 +6,15 @@
  * 3. refuse deprecated internal-only actions for external clients, naming the tool to use;
  * 4. check the role's permission for the action;
  * 5. parse the action's own schema;
- * 6. run it against the workspace scope, and map the outcome to a result or a safe error.
+ * 6. run it against the workspace scope, and map the outcome to a result or a safe error;
+ * 7. for mutations: echo the workspace in the result and append the outcome to the audit log.
  */
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import { can } from '../auth/permissions.ts';
 import type { ToolContext } from './define-tool.ts';
 import type { CompiledProfile } from './registry.ts';
-import { toToolError, toToolResult, toolError, type ToolResult } from './tool-result.ts';
+import { ERROR_META_KEY, toToolError, toToolResult, toolError, type ToolResult } from './tool-result.ts';
 
 function describeIssues(error: z.ZodError): { issues: { field: string; message: string }[]; text: string } {
   const issues = error.issues.map((issue) => ({
@@ -34,6 +35,17 @@ export async function callTool(
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
   }
   const definition = tool.definition;
+  const nul = pathOfNulCharacter(rawArguments);
+  if (nul !== null) {
+    // PostgreSQL text cannot hold U+0000; refuse it up front with the field instead of failing deep inside.
+    return toolError(
+      'validation_failed',
+      `Invalid arguments for ${name}: ${nul || '(arguments)'}: must not contain the NUL character (U+0000)`,
+      {
+        issues: [{ field: nul || '(arguments)', message: 'must not contain the NUL character (U+0000)' }],
+      },
+    );
+  }
   const flat = tool.flatInput.safeParse(rawArguments ?? {});
   if (!flat.success) {
     const { issues, text } = describeIssues(flat.error);
@@ -51,7 +63,23 @@ export async function callTool(
       { useInstead: action.internalOnly.useInstead },
     );
   }
+  // Reads (including deprecated read actions left on mutating tools) are neither audited nor echoed.
+  const mutation = !definition.annotations.readOnlyHint && action.permission !== 'workspace:read';
+  const audit = async (outcome: 'success' | 'denied' | 'failed', details: Record<string, unknown>) => {
+    if (!mutation) return;
+    const target = targetOf(flat.data as Record<string, unknown>);
+    await ctx
+      .audit({
+        action: `mcp.${name}.${String(selectorValue)}`,
+        targetType: target?.type ?? null,
+        targetId: target?.id ?? null,
+        outcome,
+        details,
+      })
+      .catch((error: unknown) => ctx.log.error({ err: error }, 'audit write failed'));
+  };
   if (!can(ctx.principal.role, action.permission)) {
+    await audit('denied', { reason: 'role', role: ctx.principal.role });
     return toolError(
       'forbidden',
       `Your role (${ctx.principal.role}) does not allow ${name} ${definition.selector}=${String(selectorValue)}`,
@@ -70,8 +98,65 @@ export async function callTool(
     );
   }
   try {
-    return toToolResult(await action.run(ctx, parsed.data as never));
+    const output = await action.run(ctx, parsed.data as never);
+    if (!mutation) return toToolResult(output);
+    await audit('success', auditDetailsOf(output.structured));
+    const workspace = { id: ctx.principal.workspaceId, name: ctx.principal.workspaceName };
+    return toToolResult({
+      structured: { ...output.structured, workspace },
+      text: `[${workspace.name}] ${output.text ?? JSON.stringify(output.structured)}`,
+    });
   } catch (error) {
-    return toToolError(error, ctx.log, { tool: name, selector: selectorValue, workspaceId: ctx.scope.workspaceId });
+    const result = toToolError(error, ctx.log, {
+      tool: name,
+      selector: selectorValue,
+      workspaceId: ctx.scope.workspaceId,
+    });
+    const code = (result._meta?.[ERROR_META_KEY] as { code?: string } | undefined)?.code;
+    await audit('failed', { code });
+    return result;
   }
+}
+
+/** The dotted path of the first string (or key) holding U+0000, or null; bounded depth keeps it cheap. */
+function pathOfNulCharacter(value: unknown, path = '', depth = 0): string | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
+  if (!value || typeof value !== 'object' || depth > 32) return null;
+  for (const [key, child] of Object.entries(value)) {
+    const childPath = path ? `${path}.${key}` : key;
+    if (key.includes('\u0000')) return childPath;
+    const found = pathOfNulCharacter(child, childPath, depth + 1);
+    if (found !== null) return found;
+  }
+  return null;
+}
+
+const TARGET_FIELDS: [string, string][] = [
+  ['variantId', 'variant'],
+  ['deploymentId', 'deployment'],
+  ['campaignId', 'campaign'],
+  ['productId', 'product'],
+  ['surfaceId', 'surface'],
+  ['zoneId', 'zone'],
+  ['commissionId', 'commission'],
+  ['jobId', 'job'],
+];
+
+/** The most specific entity an action names, for the audit log. */
+function targetOf(args: Record<string, unknown>): { type: string; id: string } | null {
+  for (const [field, type] of TARGET_FIELDS) {
+    if (typeof args[field] === 'string') return { type, id: args[field] as string };
+  }
+  return null;
+}
+
+/** A small, safe summary of what a mutation produced (ids only). */
+function auditDetailsOf(structured: Record<string, unknown>): Record<string, unknown> {
+  const details: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(structured)) {
+    if (value && typeof value === 'object' && 'id' in value && typeof (value as { id: unknown }).id === 'string') {
+      details[`${key}Id`] = (value as { id: string }).id;
+    }
+  }
+  return details;
 }

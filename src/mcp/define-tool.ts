@@ -32,6 +32,14 @@ export interface ToolContext {
   profile: string;
   /** Every profile with its live tools (computed once at boot). */
   profileSummaries: readonly ProfileSummary[];
+  /** Appends to the workspace's audit log (the wrapper records every mutation through it). */
+  audit(entry: {
+    action: string;
+    targetType: string | null;
+    targetId: string | null;
+    outcome: 'success' | 'denied' | 'failed';
+    details: Record<string, unknown>;
+  }): Promise<void>;
 }
 
 export interface ProfileSummary {

@@ -8,9 +8,29 @@ import { z } from 'zod';
 import type { ProfileSummary, ToolDefinition } from './define-tool.ts';
 import { PROFILES, type ProfileDefinition } from './profiles.ts';
 import getPlatformInfo from './tools/get-platform-info.ts';
+import manageBrand from './tools/manage-brand.ts';
+import manageCampaigns from './tools/manage-campaigns.ts';
+import manageProducts from './tools/manage-products.ts';
+import manageSurfaces from './tools/manage-surfaces.ts';
+import queryBrand from './tools/query-brand.ts';
+import queryCampaigns from './tools/query-campaigns.ts';
+import queryProducts from './tools/query-products.ts';
+import querySurfaces from './tools/query-surfaces.ts';
+import queryVideo from './tools/query-video.ts';
 
 /** Every implemented tool. A tool named by a profile but missing here is simply not listed yet. */
-export const ALL_TOOLS: readonly ToolDefinition[] = [getPlatformInfo];
+export const ALL_TOOLS: readonly ToolDefinition[] = [
+  queryCampaigns,
+  manageCampaigns,
+  queryProducts,
+  manageProducts,
+  querySurfaces,
+  manageSurfaces,
+  queryBrand,
+  manageBrand,
+  queryVideo,
+  getPlatformInfo,
+];
 
 /** A `tools/list` entry exactly as the SDK types it. */
 export type ToolListing = Tool;

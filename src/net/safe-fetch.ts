@@ -5,11 +5,13 @@
  * - Only http(s) URLs, only ports 80 and 443, no credentials in the URL.
  * - The host is resolved once; every address is classified with ipaddr.js and only globally routable unicast
  *   addresses pass (no loopback, private, link-local, CGNAT, multicast, reserved, cloud-metadata, unique-local,
- *   6to4/Teredo/NAT64 embeddings; IPv4-mapped IPv6 is judged as the IPv4 it carries). The connection is then
- *   made to the checked address (undici's `lookup` hook), so a DNS answer cannot change between check and use.
+ *   6to4/Teredo/NAT64 embeddings, IPv6 outside 2000::/3 such as IPv4-compatible ::/96; IPv4-mapped IPv6 is
+ *   judged as the IPv4 it carries). The connection is then made to the checked address (undici's `lookup`
+ *   hook), so a DNS answer cannot change between check and use.
  * - IP literals in any spelling (decimal, hex, octal, short forms) are normalised by the WHATWG URL parser
  *   and judged the same way.
- * - Redirects are followed by hand, each hop re-checked, up to a cap (or not at all).
+ * - Redirects are followed by hand, each hop re-checked, up to a cap (or not at all); credential headers
+ *   (authorization, cookie) are not carried to another origin.
  * - Total time, body size and (by the caller) content type are capped; the body of a refused response is
  *   never returned.
  *
@@ -65,6 +67,8 @@ export interface SafeRequest {
   maxBytes?: number;
   /** Media types accepted (essence, e.g. `text/html`); empty accepts any. */
   accept?: readonly string[];
+  /** Aborts the fetch early (reported as `timeout`); the `timeoutMs` cap applies regardless. */
+  signal?: AbortSignal;
 }
 
 export interface SafeResponse {
@@ -78,11 +82,31 @@ export interface SafeResponse {
 
 const systemResolver: Resolver = (hostname) => dns.promises.lookup(hostname, { all: true, verbatim: true });
 
+const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3');
+
 /** True when the address is a globally routable unicast address. */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
   const parsed = ipaddr.process(address); // IPv4-mapped IPv6 becomes the IPv4 it carries
-  return parsed.range() === 'unicast';
+  if (parsed.range() !== 'unicast') return false;
+  // ipaddr.js calls every IPv6 address outside its special ranges `unicast`, including the deprecated
+  // IPv4-compatible ::/96 (`::127.0.0.1`, `::169.254.169.254`) and unallocated space; only 2000::/3 is
+  // global unicast.
+  return parsed.kind() === 'ipv4' || parsed.match(GLOBAL_UNICAST_V6);
+}
+
+/** Headers that must not follow a redirect to another origin. */
+const CREDENTIAL_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization']);
+
+/** Statuses whose response has no body (a `Response` with a body and one of these cannot be built). */
+const NULL_BODY_STATUSES = new Set([204, 205, 304]);
+
+/** A media type fit to quote in a message (the header is the server's to choose). */
+function describeContentType(contentType: string): string {
+  if (!contentType) return 'no content type';
+  return /^[a-z0-9!#$&^_.+-]{1,64}\/[a-z0-9!#$&^_.+-]{1,64}$/.test(contentType)
+    ? contentType
+    : 'an invalid content type';
 }
 
 function hostOf(url: URL): string {
@@ -94,7 +118,7 @@ export function createSafeFetch(options: SafeFetchOptions = {}) {
   const resolve = options.resolver ?? systemResolver;
 
   /** Resolves and checks; the connection later goes to exactly the address returned here. */
-  async function checkedAddress(hostname: string): Promise<LookupAddress> {
+  async function checkedAddresses(hostname: string): Promise<LookupAddress[]> {
     let addresses: LookupAddress[];
     try {
       addresses = await resolve(hostname);
@@ -111,16 +135,19 @@ export function createSafeFetch(options: SafeFetchOptions = {}) {
         );
       }
     }
-    return addresses[0]!;
+    return addresses;
   }
 
   const dispatcher: Dispatcher = new Agent({
     connect: {
+      // Every address was checked, so all of them may be tried (happy eyeballs: `localhost` answering ::1
+      // first must not fail when the server listens on 127.0.0.1 only).
+      autoSelectFamily: true,
       lookup: (hostname, lookupOptions, callback) => {
-        checkedAddress(hostname.toLowerCase()).then(
-          (entry) => {
-            if ((lookupOptions as { all?: boolean }).all) callback(null, [entry] as never);
-            else callback(null, entry.address, entry.family);
+        checkedAddresses(hostname.toLowerCase()).then(
+          (entries) => {
+            if ((lookupOptions as { all?: boolean }).all) callback(null, entries as never);
+            else callback(null, entries[0]!.address, entries[0]!.family);
           },
           (error: Error) => callback(error as NodeJS.ErrnoException, '', 4),
         );
@@ -131,12 +158,12 @@ export function createSafeFetch(options: SafeFetchOptions = {}) {
     bodyTimeout: 10_000,
   });
 
-  function checkUrl(raw: string | URL): URL {
+  function checkUrl(raw: string | URL, base?: URL): URL {
     let url: URL;
     try {
-      url = new URL(raw);
+      url = new URL(raw, base);
     } catch {
-      throw new FetchRefusedError('invalid_url', 'Not a valid URL');
+      throw new FetchRefusedError('invalid_url', base ? 'The redirect location is not a valid URL' : 'Not a valid URL');
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
       throw new FetchRefusedError(
@@ -149,16 +176,17 @@ export function createSafeFetch(options: SafeFetchOptions = {}) {
     }
     const host = hostOf(url);
     if (!allowPrivate.has(host)) {
+      // IP literals never reach the lookup hook, so they are judged here (the URL parser has already turned
+      // decimal, hex and octal spellings into canonical form). This comes before the port check: a
+      // non-public address is refused as such whatever the port.
+      if (ipaddr.isValid(host) && !isPublicAddress(host)) {
+        throw new FetchRefusedError('blocked_address', `The address ${host} is not a public internet address`);
+      }
       if (url.port && url.port !== '80' && url.port !== '443') {
         throw new FetchRefusedError(
           'forbidden_port',
           `Only the standard ports 80 and 443 can be fetched, not ${url.port}`,
         );
-      }
-      // IP literals never reach the lookup hook, so they are judged here (the URL parser has already turned
-      // decimal, hex and octal spellings into canonical form).
-      if (ipaddr.isValid(host) && !isPublicAddress(host)) {
-        throw new FetchRefusedError('blocked_address', `The address ${host} is not a public internet address`);
       }
     }
     return url;
@@ -187,8 +215,14 @@ export function createSafeFetch(options: SafeFetchOptions = {}) {
   async function safeFetch(target: string | URL, request: SafeRequest = {}): Promise<SafeResponse> {
     const maxRedirects = request.maxRedirects ?? 5;
     const maxBytes = request.maxBytes ?? 2 * 1024 * 1024;
-    const signal = AbortSignal.timeout(request.timeoutMs ?? 10_000);
+    const timeout = AbortSignal.timeout(request.timeoutMs ?? 10_000);
+    const signal = request.signal ? AbortSignal.any([timeout, request.signal]) : timeout;
+    const accept = (request.accept ?? []).map((type) => type.toLowerCase());
     const redirects: string[] = [];
+    let headers: Record<string, string> = {
+      'user-agent': options.userAgent ?? 'campaign-platform/1 (+fetcher)',
+      ...request.headers,
+    };
     let url = checkUrl(target);
     try {
       for (;;) {
@@ -196,7 +230,7 @@ export function createSafeFetch(options: SafeFetchOptions = {}) {
         try {
           response = await undiciFetch(url, {
             method: request.method ?? 'GET',
-            headers: { 'user-agent': options.userAgent ?? 'campaign-platform/1 (+fetcher)', ...request.headers },
+            headers,
             redirect: 'manual',
             signal,
             dispatcher,
@@ -217,17 +251,24 @@ export function createSafeFetch(options: SafeFetchOptions = {}) {
                 )
               : new FetchRefusedError('too_many_redirects', `More than ${maxRedirects} redirects`);
           }
-          const next = checkUrl(new URL(response.headers.get('location')!, url));
+          const next = checkUrl(response.headers.get('location')!, url);
+          if (next.origin !== url.origin) {
+            headers = Object.fromEntries(
+              Object.entries(headers).filter(([name]) => !CREDENTIAL_HEADERS.has(name.toLowerCase())),
+            );
+          }
           redirects.push(next.toString());
           url = next;
           continue;
         }
         const contentType = (response.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-        if (request.accept?.length && !request.accept.includes(contentType)) {
+        // Only a successful answer must be of the expected type; an error page is reported by its status.
+        const successful = response.status >= 200 && response.status < 300;
+        if (successful && accept.length && !accept.includes(contentType)) {
           await response.body?.cancel();
           throw new FetchRefusedError(
             'unsupported_content_type',
-            `Expected ${request.accept.join(' or ')} but the server sent ${contentType || 'no content type'}`,
+            `Expected ${accept.join(' or ')} but the server sent ${describeContentType(contentType)}`,
           );
         }
         const body = await readCapped(response, maxBytes);
@@ -253,12 +294,35 @@ export function createSafeFetch(options: SafeFetchOptions = {}) {
    */
   async function guardedFetch(input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
     const url = typeof input === 'string' || input instanceof URL ? input : input.url;
+    const method = (init.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
+    if (method !== 'GET' && method !== 'HEAD') {
+      // Sending the request as a GET without its body would be worse than not sending it.
+      throw new TypeError(`The guarded fetch sends GET and HEAD requests only, not ${method}`);
+    }
     const headers: Record<string, string> = {};
     new Headers(init.headers).forEach((value, key) => {
       if (key !== 'user-agent' || value) headers[key] = value;
     });
-    const result = await safeFetch(url, { headers, maxRedirects: 0, timeoutMs: 5_000, maxBytes: 64 * 1024 });
-    return new Response(new Uint8Array(result.body), { status: result.status, headers: result.headers });
+    const result = await safeFetch(url, {
+      method,
+      headers,
+      maxRedirects: 0,
+      timeoutMs: 5_000,
+      maxBytes: 64 * 1024,
+      signal: init.signal ?? undefined,
+    });
+    // The body has been decoded, so the encoding and length the server declared no longer describe it.
+    const responseHeaders = new Headers();
+    result.headers.forEach((value, key) => {
+      if (key !== 'content-encoding' && key !== 'content-length' && key !== 'transfer-encoding') {
+        responseHeaders.append(key, value);
+      }
+    });
+    const nullBody = NULL_BODY_STATUSES.has(result.status) || method === 'HEAD';
+    return new Response(nullBody ? null : new Uint8Array(result.body), {
+      status: result.status,
+      headers: responseHeaders,
+    });
   }
 
   return { fetch: safeFetch, guardedFetch, close: () => dispatcher.close() };

@@ -14,8 +14,36 @@ export interface ConnectedClient {
   listTools(): Promise<
     { name: string; annotations?: Record<string, unknown>; inputSchema: unknown; outputSchema?: unknown }[]
   >;
+  listResources(): Promise<{ uri: string; name: string; mimeType?: string }[]>;
+  listResourceTemplates(): Promise<{ uriTemplate: string; name: string }[]>;
+  readResource(uri: string): Promise<{ contents: { uri: string; mimeType?: string; text?: string }[] }>;
+  listPrompts(): Promise<{ name: string; arguments?: { name: string; required?: boolean }[] }[]>;
+  getPrompt(
+    name: string,
+    args?: Record<string, string>,
+  ): Promise<{ messages: { role: string; content: { type: string; text?: string } }[] }>;
   era: Era;
   close(): Promise<void>;
+}
+
+/** The methods both SDK clients share for resources and prompts. */
+interface ResourcePromptClient {
+  listResources(): Promise<{ resources: unknown[] }>;
+  listResourceTemplates(): Promise<{ resourceTemplates: unknown[] }>;
+  readResource(params: { uri: string }): Promise<unknown>;
+  listPrompts(): Promise<{ prompts: unknown[] }>;
+  getPrompt(params: { name: string; arguments?: Record<string, string> }): Promise<unknown>;
+}
+
+function resourcesAndPrompts(client: ResourcePromptClient) {
+  return {
+    listResources: async () => (await client.listResources()).resources as never,
+    listResourceTemplates: async () => (await client.listResourceTemplates()).resourceTemplates as never,
+    readResource: async (uri: string) => (await client.readResource({ uri })) as never,
+    listPrompts: async () => (await client.listPrompts()).prompts as never,
+    getPrompt: async (name: string, args?: Record<string, string>) =>
+      (await client.getPrompt({ name, arguments: args })) as never,
+  };
 }
 
 export interface ToolCallResult {
@@ -39,6 +67,7 @@ export async function connectV2(
     era: client.getProtocolEra() as Era,
     callTool: async (name, args) => (await client.callTool({ name, arguments: args })) as ToolCallResult,
     listTools: async () => (await client.listTools()).tools as never,
+    ...resourcesAndPrompts(client as unknown as ResourcePromptClient),
     close: () => client.close(),
   };
 }
@@ -50,6 +79,7 @@ export async function connectV1(url: string, headers: Record<string, string>): P
     era: 'legacy',
     callTool: async (name, args) => (await client.callTool({ name, arguments: args })) as ToolCallResult,
     listTools: async () => (await client.listTools()).tools as never,
+    ...resourcesAndPrompts(client as unknown as ResourcePromptClient),
     close: () => client.close(),
   };
 }

@@ -77,11 +77,14 @@ const profile = compileCatalogue(
   [{ name: 'test', description: '', tools: ['manage_probe'], requiresCallCode: false }],
 ).get('test')!;
 
+const auditLog: Parameters<ToolContext['audit']>[0][] = [];
+
 function ctx(role: Principal['role'], internal = false): ToolContext {
   return {
     principal: {
       via: 'api_key',
       workspaceId: 'ws_1',
+      workspaceName: 'Acme',
       role,
       userId: null,
       credentialId: 'key:1',
@@ -95,6 +98,9 @@ function ctx(role: Principal['role'], internal = false): ToolContext {
     era: 'legacy',
     profile: 'test',
     profileSummaries: [],
+    audit: async (entry) => {
+      auditLog.push(entry);
+    },
   };
 }
 
@@ -148,4 +154,34 @@ it('never lets raw exception text out; domain errors keep their code and message
   expect(boom.content[0]!.text).toMatch(/Reference: [0-9a-f-]{36}$/);
   const conflict = await callTool(profile, 'manage_probe', { action: 'conflict' }, ctx('owner'));
   expect(conflict.content[0]!.text).toBe('conflict: Campaign is already published');
+});
+
+it('audits every mutation attempt with its outcome, echoes the workspace on success, and never audits reads', async () => {
+  auditLog.length = 0;
+  await callTool(profile, 'manage_probe', { action: 'read' }, ctx('owner'));
+  await callTool(profile, 'manage_probe', { action: 'legacy_read' }, ctx('owner', true));
+  expect(auditLog).toEqual([]);
+  const done = await callTool(profile, 'manage_probe', { action: 'write', name: 'abcd' }, ctx('editor'));
+  expect(done.structuredContent).toEqual({ ok: true, workspace: { id: 'ws_1', name: 'Acme' } });
+  expect(done.content[0]!.text).toBe('[Acme] {"ok":true}');
+  await callTool(profile, 'manage_probe', { action: 'write', name: 'abcd' }, ctx('viewer'));
+  await callTool(profile, 'manage_probe', { action: 'conflict' }, ctx('owner'));
+  expect(auditLog.map((entry) => [entry.action, entry.outcome])).toEqual([
+    ['mcp.manage_probe.write', 'success'],
+    ['mcp.manage_probe.write', 'denied'],
+  ]);
+});
+
+it('refuses the NUL character anywhere in the arguments, naming the field', async () => {
+  const result = await callTool(profile, 'manage_probe', { action: 'write', name: 'ab\u0000cd' }, ctx('owner'));
+  expect(result.content[0]!.text).toBe(
+    'validation_failed: Invalid arguments for manage_probe: name: must not contain the NUL character (U+0000)',
+  );
+  const nested = await callTool(
+    profile,
+    'manage_probe',
+    { action: 'write', name: 'abcd', deep: [{ 'k\u0000': 1 }] },
+    ctx('owner'),
+  );
+  expect(nested.content[0]!.text).toContain('deep.0.k\u0000: must not contain the NUL character');
 });

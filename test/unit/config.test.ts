@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { readFileSync } from 'node:fs';
+import { ConfigError, ENV_VARIABLES, loadConfig } from '../../src/config.ts';
 
 describe('configuration', () => {
   it('fills development defaults so a fresh clone runs with no configuration', () => {
@@ -120,5 +121,15 @@ describe('configuration', () => {
     expect(result.stderr).toContain('HTTP_PORT must be a number');
     expect(result.stderr).toContain('TEMPORAL_ADDRESS must be host:port');
     expect(result.stderr.match(/Invalid configuration/g)).toHaveLength(1);
+  });
+
+  it('documents every variable it reads in .env.example', () => {
+    const documented = new Set(
+      readFileSync('.env.example', 'utf8')
+        .split('\n')
+        .map((line) => /^([A-Z][A-Z0-9_]*)=/.exec(line)?.[1])
+        .filter(Boolean),
+    );
+    expect(ENV_VARIABLES.filter((name) => !documented.has(name))).toEqual([]);
   });
 });

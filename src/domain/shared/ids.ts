@@ -16,6 +16,16 @@ export const ID_PREFIXES = {
   jobStep: 'jst',
   session: 'ses',
   auditEvent: 'aud',
+  campaign: 'cmp',
+  variant: 'var',
+  variantVersion: 'vrv',
+  deployment: 'dep',
+  product: 'prd',
+  surface: 'srf',
+  zone: 'zon',
+  brand: 'brd',
+  callCode: 'ccd',
+  publication: 'spb',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

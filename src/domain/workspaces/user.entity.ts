@@ -12,6 +12,8 @@ export const UserSchema = defineEntity({
     name: p.string().length(200),
     /** argon2id PHC string; null for users who have not set a password yet. */
     passwordHash: p.text().nullable().lazy().hidden(),
+    /** Platform operators (granted by the CLI only) see the operator pages, e.g. call codes. */
+    isOperator: p.boolean().default(false),
     createdAt: createdAtProperty(),
     updatedAt: updatedAtProperty(),
   },

@@ -20,6 +20,7 @@ import { SESSION_TTL_MS, type SessionsService } from '../../domain/sessions/sess
 import { assertMayAssignRole } from '../../domain/workspaces/membership-policy.ts';
 import { isRole, type Role } from '../../domain/workspaces/roles.ts';
 import { AppError, ValidationError } from '../../errors.ts';
+import { PROFILES } from '../../mcp/profiles.ts';
 import type { Csrf } from '../csrf.ts';
 import { brandSiteUrl } from '../hosts.ts';
 import * as views from '../views/dashboard-views.ts';
@@ -92,6 +93,7 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     return {
       csrf: session.csrfToken,
       userEmail: session.user.getEntity().email,
+      operator: session.user.getEntity().isOperator,
       workspaces: list.map(({ workspace, role }) => ({ id: workspace.id, name: workspace.name, role })),
       ...(current ? { current } : {}),
     };
@@ -565,6 +567,60 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
       : null;
     sendHtml(ctx, views.creditsPage(state(ctx).chrome, balance, entries));
   });
+
+  // Operator pages: call codes (platform operators only; everyone else gets "not found").
+  const requireOperator: Middleware = async (ctx, next) => {
+    if (!state(ctx).session.user.getEntity().isOperator) {
+      sendHtml(ctx, views.notFoundPage(state(ctx).chrome, 'There is no such page.'), 404);
+      return;
+    }
+    await next();
+  };
+  const selectable = PROFILES.filter((p) => p.requiresCallCode);
+  const callCodes = async (ctx: Context, notices: views.Notice[] = [], issued?: { code: string; profile: string }) => {
+    const codes = await container.services.callCodes.list(em());
+    sendHtml(ctx, views.callCodesPage(state(ctx).chrome, { codes, profiles: selectable, issued }, notices));
+  };
+  router.get('/operator/call-codes', requireSession, requireOperator, (ctx) => callCodes(ctx));
+
+  router.post(
+    '/operator/call-codes',
+    requireSession,
+    requireOperator,
+    form,
+    requireCsrf,
+    withNotices(callCodes),
+    async (ctx) => {
+      const body = ctx.request.body as Record<string, string>;
+      const workspaceId = body.workspaceId?.trim() || null;
+      if (workspaceId) await workspaces.requireWorkspace(em(), workspaceId);
+      const { code, callCode } = await container.services.callCodes.issue(
+        em(),
+        { profile: body.profile ?? '', workspaceId, note: body.note?.trim() || null },
+        actorOf(ctx),
+      );
+      // The code goes into this one response only (never a redirect, a log or the database).
+      await callCodes(ctx, [], { code, profile: callCode.profile });
+    },
+  );
+
+  router.post(
+    '/operator/call-codes/:id/revoke',
+    requireSession,
+    requireOperator,
+    form,
+    requireCsrf,
+    withNotices(callCodes),
+    async (ctx) => {
+      const callCode = await container.services.callCodes.revoke(em(), ctx.params.id!);
+      await callCodes(ctx, [
+        {
+          kind: 'ok',
+          text: `Revoked ${callCode.prefix}… (${callCode.profile}); connections using it fall back to the discovery profile.`,
+        },
+      ]);
+    },
+  );
 
   return router;
 }

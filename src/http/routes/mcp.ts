@@ -61,8 +61,10 @@ export function mcpRoutes(deps: McpRouteDeps): Router {
     enableTypes: ['json'],
     jsonLimit: '1mb',
     encoding: 'utf-8',
-    onError: (_error, ctx) => {
-      ctx.throw(400, 'parse_error');
+    onError: (error, ctx) => {
+      // The JSON parser refuses prototype-poisoning keys (`__proto__`, `constructor.prototype`): say so
+      // instead of calling valid JSON invalid.
+      ctx.throw(400, /prototype/i.test(error.message) ? 'forbidden_key' : 'parse_error');
     },
   });
 
@@ -77,6 +79,15 @@ export function mcpRoutes(deps: McpRouteDeps): Router {
       const status = (error as { status?: number }).status;
       if (status === 413) {
         jsonRpcError(ctx, 413, -32600, 'Request body too large (limit 1 MB)');
+        return;
+      }
+      if ((error as { message?: string }).message === 'forbidden_key') {
+        jsonRpcError(
+          ctx,
+          400,
+          -32600,
+          'Invalid request: the JSON keys __proto__ and constructor.prototype are not accepted',
+        );
         return;
       }
       jsonRpcError(ctx, 400, -32700, 'Parse error: the body is not valid JSON');

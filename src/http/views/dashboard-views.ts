@@ -3,6 +3,7 @@ import type { ApiKeyView } from '../../domain/workspaces/workspaces.service.ts';
 import type { AuditView } from '../../domain/audit/audit.service.ts';
 import type { ConnectedAppView } from '../../auth/oidc/connected-apps.ts';
 import type { CreditBalance } from '../../domain/credits/credits.service.ts';
+import type { CallCodeView } from '../../domain/profiles/call-codes.service.ts';
 import { ROLES, roleAtLeast, type Role } from '../../domain/workspaces/roles.ts';
 import { html, page, type SafeHtml } from './html.ts';
 
@@ -11,6 +12,8 @@ export type Notice = { kind: 'ok' | 'error' | 'warn'; text: string };
 export interface Chrome {
   csrf: string;
   userEmail: string;
+  /** Platform operators also see the operator pages (call codes). */
+  operator?: boolean;
   workspaces: { id: string; name: string; role: Role }[];
   current?: { id: string; name: string; role: Role };
 }
@@ -33,6 +36,7 @@ function header(chrome: Chrome): SafeHtml {
       ${links
         .filter(([, , minimum]) => current && roleAtLeast(current.role, minimum))
         .map(([label, href]) => html`<a href="${href}">${label}</a>`)}
+      ${chrome.operator ? html`<a href="/operator/call-codes">Call codes</a>` : ''}
     </nav>
     <form method="get" action="/switch" class="inline">
       <label class="inline" for="switch-ws" style="color:#fff;font-weight:400">Workspace</label>
@@ -483,6 +487,87 @@ export function creditsPage(
               </table>`
           : html`<p class="muted">Only owners see the ledger.</p>`
       }`,
+  );
+}
+
+export function callCodesPage(
+  chrome: Chrome,
+  view: {
+    codes: CallCodeView[];
+    profiles: readonly { name: string; description: string; tools: readonly string[] }[];
+    issued?: { code: string; profile: string };
+  },
+  notices: Notice[] = [],
+): string {
+  return shell(
+    'Call codes',
+    chrome,
+    html`<h1>Call codes</h1>
+      <p class="muted">
+        A call code selects a tool profile: <code>/api/mcp?profile=&lt;code&gt;</code>. It changes which tools a
+        connection sees, never what its role may do. Codes are stored hashed and shown once.
+      </p>
+      ${
+        view.issued
+          ? html`<div class="card" role="status">
+              <h2>Code for ${view.issued.profile} issued</h2>
+              <p>Copy it now: this is the only time it is shown.</p>
+              <code class="secret" id="new-call-code">${view.issued.code}</code>
+            </div>`
+          : ''
+      }
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Code</th>
+            <th scope="col">Profile</th>
+            <th scope="col">Workspace</th>
+            <th scope="col">Note</th>
+            <th scope="col">Issued</th>
+            <th scope="col">Status</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${view.codes.map(
+            (c) =>
+              html`<tr>
+                <td><code>${c.prefix}…</code></td>
+                <td>${c.profile}</td>
+                <td>${c.workspaceId ?? 'any'}</td>
+                <td>${c.note ?? ''}</td>
+                <td>${c.createdAt.slice(0, 16).replace('T', ' ')}</td>
+                <td>
+                  ${
+                    c.revokedAt
+                      ? html`revoked ${c.revokedAt.slice(0, 16).replace('T', ' ')}`
+                      : html`<form method="post" action="/operator/call-codes/${c.id}/revoke">
+                          <input type="hidden" name="_csrf" value="${chrome.csrf}" /><button
+                            class="secondary"
+                            type="submit"
+                          >
+                            Revoke ${c.prefix}…
+                          </button>
+                        </form>`
+                  }
+                </td>
+              </tr>`,
+          )}
+        </tbody>
+      </table>
+      <h2>Issue a code</h2>
+      <form method="post" action="/operator/call-codes" class="card">
+        <input type="hidden" name="_csrf" value="${chrome.csrf}" />
+        <label for="cc-profile">Profile</label>
+        <select id="cc-profile" name="profile">
+          ${view.profiles.map((p) => html`<option value="${p.name}">${p.name} — ${p.description}</option>`)}
+        </select>
+        <label for="cc-workspace">Limit to workspace <span class="muted">(optional workspace id)</span></label>
+        <input id="cc-workspace" name="workspaceId" type="text" maxlength="40" pattern="ws_[0-9A-Z]{26}" />
+        <label for="cc-note">Note <span class="muted">(who it is for)</span></label>
+        <input id="cc-note" name="note" type="text" maxlength="300" />
+        <p><button type="submit">Issue code</button></p>
+      </form>`,
+    notices,
   );
 }
 

@@ -1,0 +1,33 @@
+/**
+ * Campaign lifecycle.
+ *
+ *   draft ──generate──▶ generating ──done──▶ ready ──publish──▶ published
+ *     ▲                     │ failed/cancelled   ▲                   │
+ *     └─────────────────────┘                    └── first variant   ▼
+ *                                                    (from draft)  archived ──restore──▶ ready
+ *
+ * Any non-generating state can be archived; an archived campaign comes back as `ready` (its deployments stay
+ * ended). Generation only starts from draft or ready.
+ */
+import { ConflictError } from '../../errors.ts';
+
+export const CAMPAIGN_STATUSES = ['draft', 'generating', 'ready', 'published', 'archived'] as const;
+export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
+
+const TRANSITIONS: Record<CampaignStatus, readonly CampaignStatus[]> = {
+  draft: ['generating', 'ready', 'archived'],
+  generating: ['ready', 'draft', 'published'],
+  ready: ['generating', 'published', 'archived'],
+  published: ['ready', 'archived', 'generating'],
+  archived: ['ready'],
+};
+
+export function canTransitionCampaign(from: CampaignStatus, to: CampaignStatus): boolean {
+  return TRANSITIONS[from].includes(to);
+}
+
+export function assertCampaignTransition(from: CampaignStatus, to: CampaignStatus, why: string): void {
+  if (!canTransitionCampaign(from, to)) {
+    throw new ConflictError(`Cannot ${why}: the campaign is ${from}`, { status: from, wanted: to });
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * Shapes shared by tool inputs and outputs. Inputs are tight (strict objects, bounded strings); outputs are
+ * loose objects, so adding a field later never breaks a client that validates `structuredContent`.
+ */
+import { z } from 'zod';
+import { MAX_PAGE_SIZE } from '../domain/shared/pagination.ts';
+
+const id = (prefix: string, what: string) =>
+  z
+    .string()
+    .regex(new RegExp(`^${prefix}_[0-9A-HJKMNP-TV-Z]{26}$`), `must be a ${what} id (${prefix}_…)`)
+    .describe(`A ${what} id (${prefix}_…).`);
+
+export const Ids = {
+  campaign: id('cmp', 'campaign'),
+  variant: id('var', 'variant'),
+  deployment: id('dep', 'deployment'),
+  product: id('prd', 'product'),
+  surface: id('srf', 'surface'),
+  zone: id('zon', 'zone'),
+  job: id('job', 'job'),
+};
+
+export const Paging = {
+  cursor: z.string().max(200).optional().describe('Opaque nextCursor from the previous page; omit for the first page.'),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_PAGE_SIZE)
+    .optional()
+    .describe(`Page size (default 20, at most ${MAX_PAGE_SIZE}).`),
+};
+
+const nullableString = z.string().nullable();
+
+export const WorkspaceEcho = z
+  .looseObject({ id: z.string(), name: z.string() })
+  .describe('The workspace this call acted on; tell the user its name.');
+
+export const CampaignOut = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  objective: nullableString,
+  status: z.string(),
+  channels: z.array(z.string()),
+  productIds: z.array(z.string()),
+  slug: z.string(),
+  startsAt: nullableString,
+  endsAt: nullableString,
+  publishedAt: nullableString,
+  variantCount: z.number(),
+  activeDeployments: z.number(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+export const VariantOut = z.looseObject({
+  id: z.string(),
+  campaignId: z.string(),
+  name: z.string(),
+  headline: z.string(),
+  body: z.string(),
+  callToAction: z.string(),
+  ctaUrl: nullableString,
+  imageRefs: z.array(z.looseObject({ url: z.string() })),
+  channelFields: z.looseObject({}),
+  status: z.string(),
+  weight: z.number(),
+  isControl: z.boolean(),
+  version: z.number(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+export const DeploymentOut = z.looseObject({
+  id: z.string(),
+  campaignId: z.string(),
+  surfaceId: z.string(),
+  zoneId: z.string(),
+  status: z.string(),
+  priority: z.number(),
+  startsAt: nullableString,
+  endsAt: nullableString,
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+export const ProductOut = z.looseObject({
+  id: z.string(),
+  title: z.string(),
+  description: nullableString,
+  price: z.number().nullable(),
+  currency: nullableString,
+  images: z.array(z.string()),
+  url: nullableString,
+  brand: nullableString,
+  sku: nullableString,
+  attributes: z.record(z.string(), z.string()),
+  origin: z.string(),
+  sourceUrl: nullableString,
+  untrusted: z.boolean(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+export const ZoneOut = z.looseObject({
+  id: z.string(),
+  surfaceId: z.string(),
+  name: z.string(),
+  key: z.string(),
+  kind: z.string(),
+  constraints: z.looseObject({}),
+  createdAt: z.string(),
+});
+
+export const SurfaceOut = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  kind: z.string(),
+  path: nullableString,
+  channel: nullableString,
+  description: nullableString,
+  url: nullableString,
+  createdAt: z.string(),
+  zones: z.array(ZoneOut).optional(),
+});
+
+export const BrandOut = z.looseObject({
+  brandbook: z.looseObject({}),
+  profile: z.looseObject({}),
+  voice: z.looseObject({}),
+  concierge: z.looseObject({}),
+  version: z.number(),
+  updatedAt: nullableString,
+});
+
+export const NextCursor = z
+  .string()
+  .nullable()
+  .optional()
+  .describe('Pass to the next call to continue; null when this was the last page.');

@@ -1,0 +1,100 @@
+/** One of every campaign-domain entity in a workspace, created through the real services. */
+import type { Container } from '../../src/container.ts';
+import type { WorkspaceScope } from '../../src/domain/shared/scope.ts';
+import type { Tenant } from './factories.ts';
+
+export interface SeededWorkspace {
+  productId: string;
+  /** Published, with two variants and one active deployment. */
+  campaignId: string;
+  variantId: string;
+  secondVariantId: string;
+  /** A draft campaign with one variant (not published). */
+  draftCampaignId: string;
+  draftVariantId: string;
+  surfaceId: string;
+  zoneId: string;
+  /** An empty zone on the same surface. */
+  freeZoneId: string;
+  deploymentId: string;
+}
+
+export function scopeOf(container: Container, tenant: Tenant): WorkspaceScope {
+  return { workspaceId: tenant.workspaceId, em: container.orm.em.fork(), actor: 'test:seed' };
+}
+
+export async function seedWorkspace(container: Container, tenant: Tenant, label = 'Seed'): Promise<SeededWorkspace> {
+  const { products, campaigns, surfaces } = container.services;
+  const scope = scopeOf(container, tenant);
+  const product = await products.create(scope, {
+    title: `${label} linen shirt`,
+    description: 'Breathable linen.',
+    price: 49.5,
+    currency: 'EUR',
+    images: ['https://cdn.example.test/shirt.jpg'],
+  });
+  const campaign = await campaigns.create(scope, {
+    name: `${label} summer`,
+    objective: 'Sell shirts',
+    productIds: [product.id],
+  });
+  const variant = await campaigns.createVariant(scope, campaign.id, {
+    headline: 'Stay cool',
+    body: 'Linen for hot days.',
+    callToAction: 'Shop now',
+  });
+  const second = await campaigns.createVariant(scope, campaign.id, {
+    headline: 'Feel light',
+    body: 'Weightless linen.',
+    callToAction: 'See more',
+  });
+  await campaigns.publish(scope, campaign.id);
+  const draft = await campaigns.create(scope, { name: `${label} autumn` });
+  const draftVariant = await campaigns.createVariant(scope, draft.id, {
+    headline: 'Layer up',
+    body: 'Autumn knits.',
+    callToAction: 'Browse',
+  });
+  const surface = await surfaces.createSurface(scope, { name: `${label} home`, kind: 'brand_page', path: '/home' });
+  const zone = await surfaces.createZone(scope, { surfaceId: surface.id, name: 'Hero', key: 'hero', kind: 'hero' });
+  const freeZone = await surfaces.createZone(scope, {
+    surfaceId: surface.id,
+    name: 'Card',
+    key: 'card-1',
+    kind: 'card',
+  });
+  const deployment = await campaigns.deploy(scope, { campaignId: campaign.id, zoneId: zone.id });
+  return {
+    productId: product.id,
+    campaignId: campaign.id,
+    variantId: variant.id,
+    secondVariantId: second.id,
+    draftCampaignId: draft.id,
+    draftVariantId: draftVariant.id,
+    surfaceId: surface.id,
+    zoneId: zone.id,
+    freeZoneId: freeZone.id,
+    deploymentId: deployment.id,
+  };
+}
+
+/**
+ * A fingerprint of every campaign-domain row of a workspace: counts plus the latest change. Equal
+ * fingerprints before and after a call mean the call changed nothing (the audit log is excluded: refused
+ * and failed mutations are recorded there by design).
+ */
+export async function domainFingerprint(container: Container, workspaceId: string): Promise<string> {
+  const rows = await container.orm.em.getConnection().execute<Record<string, unknown>[]>(
+    `select 'campaigns' t, count(*) n, max(updated_at)::text latest, string_agg(status::text || coalesce(deleted_at::text, ''), ',' order by id) s from campaigns where workspace_id = ?
+     union all select 'variants', count(*), max(updated_at)::text, string_agg(version::text || coalesce(deleted_at::text, ''), ',' order by id) from variants where workspace_id = ?
+     union all select 'variant_versions', count(*), max(vv.created_at)::text, null from variant_versions vv join variants v on v.id = vv.variant_id where v.workspace_id = ?
+     union all select 'deployments', count(*), max(updated_at)::text, string_agg(status::text, ',' order by id) from deployments where workspace_id = ?
+     union all select 'products', count(*), max(updated_at)::text, string_agg(coalesce(deleted_at::text, ''), ',' order by id) from products where workspace_id = ?
+     union all select 'surfaces', count(*), max(updated_at)::text, null from surfaces where workspace_id = ?
+     union all select 'zones', count(*), max(created_at)::text, null from zones where workspace_id = ?
+     union all select 'brands', count(*), max(updated_at)::text, max(version)::text from brands where workspace_id = ?
+     union all select 'campaign_products', count(*), null, string_agg(cp.product_id, ',' order by cp.campaign_id, cp.product_id) from campaign_products cp join campaigns c on c.id = cp.campaign_id where c.workspace_id = ?`,
+    Array(9).fill(workspaceId),
+  );
+  return JSON.stringify(rows);
+}
