@@ -64,9 +64,10 @@ it('runs a job to completion, mirroring status, progress and step outputs in its
     ['step-2', 1],
     ['step-3', 1],
   ]);
-  const description = await platform.container.temporal.client.workflow
-    .getHandle(job.workflowId, job.runId!)
-    .describe();
+  // The row turns terminal in the workflow's last activity, a moment before the workflow itself closes.
+  const handle = platform.container.temporal.client.workflow.getHandle(job.workflowId, job.runId!);
+  await handle.result();
+  const description = await handle.describe();
   expect(description.status.name).toBe('COMPLETED');
   expect(description.typedSearchAttributes.get(WorkspaceIdKey)).toBe(tenant.workspaceId);
   expect(description.typedSearchAttributes.get(JobKindKey)).toBe('selftest');

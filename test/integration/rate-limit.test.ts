@@ -88,14 +88,17 @@ it('shares the limit between API instances', async () => {
   try {
     const key = await createKey(platform.container, tenant, 'viewer', 'shared');
     let accepted = 0;
+    const started = Date.now();
     for (let i = 0; i < 130; i += 1) {
       const { status } = await call(key, i % 2 === 0 ? platform.urls.mcp : secondMcp);
       if (status === 200) accepted += 1;
       else expect(status).toBe(429);
     }
     expect(accepted).toBeGreaterThanOrEqual(120);
-    // Requests ran for well under a second, in which at most one extra request can become due.
-    expect(accepted).toBeLessThanOrEqual(122);
+    // Beyond the burst of 120, GCRA lets one more request through per emission interval (0.5 s) that
+    // elapsed; on a loaded machine the loop may take a few seconds, so the bound counts the elapsed time.
+    const elapsedSeconds = (Date.now() - started) / 1000;
+    expect(accepted).toBeLessThanOrEqual(120 + Math.ceil(elapsedSeconds * 2) + 1);
   } finally {
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await close();
