@@ -1,8 +1,17 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
+import type { RepublishPort } from '../src/domain/campaigns/campaigns.service.ts';
+import type { CreativeStudio } from '../src/domain/creative/studio.ts';
+import type { SafeFetch } from '../src/net/safe-fetch.ts';
 
 /** What activity factories receive from the worker's composition root. */
 export interface ActivityDeps {
   orm: MikroORM;
   log: Logger;
+  /** Creative engines, composers and the media store, as configured. */
+  studio: CreativeStudio;
+  /** The SSRF-guarded fetcher for anything on the open web (CSV imports, product images). */
+  safeFetch: Pick<SafeFetch, 'fetch'>;
+  /** Asks for the workspace's brand site to be republished (after a live campaign changed). */
+  republish: RepublishPort;
 }

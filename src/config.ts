@@ -113,6 +113,18 @@ const EnvSchema = z.object({
         .map((host) => host.trim().toLowerCase())
         .filter(Boolean),
     ),
+  MEDIA_STORE: z.enum(['local', 's3']).default('local'),
+  MEDIA_DIR: optionalString,
+  S3_ENDPOINT: optionalString,
+  S3_BUCKET: optionalString,
+  S3_REGION: z.string().trim().min(1).default('us-east-1'),
+  S3_ACCESS_KEY_ID: optionalString,
+  S3_SECRET_ACCESS_KEY: optionalString,
+  CREATIVE_PROVIDER: z.enum(['builtin', 'openai']).default('builtin'),
+  OPENAI_BASE_URL: optionalString,
+  OPENAI_API_KEY: optionalString,
+  OPENAI_TEXT_MODEL: z.string().trim().min(1).default('gpt-4o-mini'),
+  OPENAI_IMAGE_MODEL: optionalString,
   ALLOWED_ORIGINS: z
     .string()
     .optional()
@@ -193,6 +205,14 @@ export interface Config {
   ssrfAllowPrivateHosts: string[];
   /** Where `campaignctl login` keeps its OAuth tokens (mode 0600). */
   cliCredentialsFile: string;
+  /** Generated media (images, videos): a local directory, or an S3-compatible bucket. */
+  media:
+    | { store: 'local'; dir: string }
+    | { store: 's3'; endpoint: string; bucket: string; region: string; accessKeyId: string; secretAccessKey: string };
+  /** Creative engines: the built-in deterministic ones, or an OpenAI-compatible HTTP API. */
+  creative:
+    | { provider: 'builtin' }
+    | { provider: 'openai'; baseUrl: string; apiKey: string; textModel: string; imageModel: string | null };
 }
 
 /** Thrown by `loadConfig`; `problems` holds one line per offending variable. */
@@ -253,6 +273,17 @@ export function loadConfig(env: Env): Config {
   if (e.NODE_ENV === 'production' && !e.TEMPORAL_ADDRESS) {
     crossProblems.push('TEMPORAL_ADDRESS is required in production (the Temporal dev server is for development only)');
   }
+  if (e.MEDIA_STORE === 's3') {
+    for (const key of ['S3_ENDPOINT', 'S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'] as const) {
+      if (!e[key]) crossProblems.push(`${key} is required when MEDIA_STORE=s3`);
+    }
+    if (e.S3_ENDPOINT && !/^https?:\/\//.test(e.S3_ENDPOINT)) crossProblems.push('S3_ENDPOINT must be an http(s) URL');
+  }
+  if (e.CREATIVE_PROVIDER === 'openai') {
+    if (!e.OPENAI_BASE_URL) crossProblems.push('OPENAI_BASE_URL is required when CREATIVE_PROVIDER=openai');
+    else if (!/^https?:\/\//.test(e.OPENAI_BASE_URL)) crossProblems.push('OPENAI_BASE_URL must be an http(s) URL');
+    if (!e.OPENAI_API_KEY) crossProblems.push('OPENAI_API_KEY is required when CREATIVE_PROVIDER=openai');
+  }
   if (crossProblems.length > 0) throw new ConfigError(crossProblems);
 
   return {
@@ -287,6 +318,27 @@ export function loadConfig(env: Env): Config {
     cliCredentialsFile: path.resolve(
       e.CLI_CREDENTIALS_FILE ?? path.join(os.homedir(), '.config', 'campaign-platform', 'credentials.json'),
     ),
+    media:
+      e.MEDIA_STORE === 's3'
+        ? {
+            store: 's3',
+            endpoint: e.S3_ENDPOINT!.replace(/\/+$/, ''),
+            bucket: e.S3_BUCKET!,
+            region: e.S3_REGION,
+            accessKeyId: e.S3_ACCESS_KEY_ID!,
+            secretAccessKey: e.S3_SECRET_ACCESS_KEY!,
+          }
+        : { store: 'local', dir: path.resolve(e.MEDIA_DIR ?? path.join(e.DATA_DIR, 'media')) },
+    creative:
+      e.CREATIVE_PROVIDER === 'openai'
+        ? {
+            provider: 'openai',
+            baseUrl: e.OPENAI_BASE_URL!.replace(/\/+$/, ''),
+            apiKey: e.OPENAI_API_KEY!,
+            textModel: e.OPENAI_TEXT_MODEL,
+            imageModel: e.OPENAI_IMAGE_MODEL ?? null,
+          }
+        : { provider: 'builtin' },
   };
 }
 

@@ -31,6 +31,13 @@ import { createWorkspacesService } from './domain/workspaces/workspaces.service.
 import { createLogger, type Logger } from './logger.ts';
 import { connectTemporalClient, type TemporalClient } from './temporal/connection.ts';
 import { ensureSearchAttributes } from './temporal/search-attributes.ts';
+import { createConfiguredStudio } from './domain/creative/studio.ts';
+import { createQuotesService } from './domain/credits/quotes.service.ts';
+import { createFilmsService } from './domain/films/films.service.ts';
+import { createGenerationLauncher } from './domain/generation/generation-launcher.ts';
+import { createGenerationService } from './domain/generation/generation.service.ts';
+import { createProductImportsService } from './domain/products/product-imports.service.ts';
+import { createRendersService } from './domain/renders/renders.service.ts';
 import { createTemporalJobLauncher } from './temporal/temporal-job-launcher.ts';
 import { UnavailableError } from './errors.ts';
 import { brandSiteUrl } from './http/hosts.ts';
@@ -52,6 +59,11 @@ function createServices(config: Config, orm: MikroORM, temporal: TemporalClient,
   const credits = createCreditsService();
   const launcher = createTemporalJobLauncher(temporal.client, config.temporal.taskQueue);
   const republish = createRepublishPort({ client: temporal.client, taskQueue: config.temporal.taskQueue, log });
+  const studio = createConfiguredStudio(config, safeFetch);
+  const jobs = createJobsService({ launcher });
+  const quotes = createQuotesService({ credits });
+  const campaigns = createCampaignsService({ republish });
+  const brand = createBrandService({ republish });
   const siteUrl = async (scope: WorkspaceScope) => {
     const workspace = await scope.em.findOneOrFail(Workspace, { id: scope.workspaceId });
     return brandSiteUrl(config, workspace.slug);
@@ -59,9 +71,9 @@ function createServices(config: Config, orm: MikroORM, temporal: TemporalClient,
   return {
     republish,
     products: createProductsService({ safeFetch }),
-    campaigns: createCampaignsService({ republish }),
+    campaigns,
     surfaces: createSurfacesService({ siteUrl }),
-    brand: createBrandService({ republish }),
+    brand,
     callCodes: createCallCodesService({ selectableProfiles: SELECTABLE_PROFILES }),
     workspaces: createWorkspacesService(),
     audit: createAuditService(),
@@ -69,7 +81,19 @@ function createServices(config: Config, orm: MikroORM, temporal: TemporalClient,
     rateLimiter: createRateLimiter(orm),
     connectedApps: createConnectedAppsService(),
     credits,
-    jobs: createJobsService({ launcher }),
+    jobs,
+    quotes,
+    media: studio.media,
+    generation: createGenerationLauncher({
+      jobs,
+      quotes,
+      credits,
+      campaigns,
+      generation: createGenerationService({ studio, brand }),
+    }),
+    renders: createRendersService({ jobs, quotes, credits, campaigns }),
+    films: createFilmsService({ jobs, quotes, credits, campaigns, launcher }),
+    productImports: createProductImportsService({ jobs }),
     health: createHealthService({ orm, temporal: temporal.connection, namespace: config.temporal.namespace }),
     organization: createOrganizationService({ credits, brandSiteUrl: (slug) => brandSiteUrl(config, slug) }),
   };

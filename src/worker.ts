@@ -7,8 +7,12 @@
  */
 import { fileURLToPath } from 'node:url';
 import { NativeConnection, Runtime, Worker, DefaultLogger, type WorkerOptions } from '@temporalio/worker';
+import { Client, Connection } from '@temporalio/client';
 import { createActivities } from '../activities/index.ts';
 import { loadConfigOrExit, type Config } from './config.ts';
+import { createConfiguredStudio } from './domain/creative/studio.ts';
+import { createRepublishPort } from './domain/publishing/publishing.service.ts';
+import { createSafeFetch, type SafeFetchOptions } from './net/safe-fetch.ts';
 import { createOrm, migrateToLatest } from './db/orm.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { ensureSearchAttributes } from './temporal/search-attributes.ts';
@@ -21,7 +25,11 @@ export interface RunningWorker {
   shutdown(): Promise<void>;
 }
 
-export async function startWorker(config: Config, log: Logger): Promise<RunningWorker> {
+export async function startWorker(
+  config: Config,
+  log: Logger,
+  options: { safeFetch?: SafeFetchOptions } = {},
+): Promise<RunningWorker> {
   if (!config.database.url || !config.temporal.address) {
     throw new Error('DATABASE_URL and TEMPORAL_ADDRESS must be set (`npm start` sets both)');
   }
@@ -32,15 +40,23 @@ export async function startWorker(config: Config, log: Logger): Promise<RunningW
   const source: Pick<WorkerOptions, 'workflowsPath' | 'workflowBundle'> = config.temporal.workflowBundlePath
     ? { workflowBundle: { codePath: config.temporal.workflowBundlePath } }
     : { workflowsPath: WORKFLOWS_PATH };
+  const safeFetch = createSafeFetch({ allowPrivateHosts: config.ssrfAllowPrivateHosts, ...options.safeFetch });
+  // Activities that start other workflows (republish after a generation) need a client connection too.
+  const clientConnection = Connection.lazy({ address: config.temporal.address, connectTimeout: '10s' });
+  const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
+  const republish = createRepublishPort({ client, taskQueue: config.temporal.taskQueue, log });
+  const studio = createConfiguredStudio(config, safeFetch);
   const worker = await Worker.create({
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     ...source,
-    activities: createActivities({ orm, log }),
+    activities: createActivities({ orm, log, studio, safeFetch, republish }),
     shutdownGraceTime: '30s',
   });
   const done = worker.run().finally(async () => {
+    await clientConnection.close();
+    await safeFetch.close();
     await connection.close();
     await orm.close();
   });

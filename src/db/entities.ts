@@ -17,6 +17,8 @@ import { CallCodeSchema } from '../domain/profiles/call-code.entity.ts';
 import { SitePublicationSchema } from '../domain/publishing/site-publication.entity.ts';
 import { SurfaceSchema, ZoneSchema } from '../domain/surfaces/surface.entity.ts';
 import { CreditLedgerEntrySchema } from '../domain/credits/credit-ledger-entry.entity.ts';
+import { CreditQuoteSchema } from '../domain/credits/credit-quote.entity.ts';
+import { FilmCommissionSchema } from '../domain/films/film-commission.entity.ts';
 import { JobSchema, JobStepSchema } from '../domain/jobs/job.entity.ts';
 import { ApiKeySchema } from '../domain/workspaces/api-key.entity.ts';
 import { MembershipSchema } from '../domain/workspaces/membership.entity.ts';
@@ -48,4 +50,6 @@ export const ENTITY_SCHEMAS = [
   BrandSchema,
   CallCodeSchema,
   SitePublicationSchema,
+  CreditQuoteSchema,
+  FilmCommissionSchema,
 ];

@@ -20,6 +20,7 @@ import { addressRateLimit, toolServerRateLimit } from './middleware/rate-limit.t
 import { requestId } from './middleware/request-id.ts';
 import { dashboardRoutes } from './routes/dashboard.ts';
 import { mcpRoutes } from './routes/mcp.ts';
+import { mediaRoutes } from './routes/media.ts';
 import { protectedResourceRoutes } from './routes/protected-resource.ts';
 import { rootSiteRoutes } from './routes/root-site.ts';
 
@@ -62,6 +63,7 @@ export function createHttpApp(container: Container): HttpApp {
 
   const platform = compose([
     protectedResourceRoutes(config),
+    mediaRoutes(services.media),
     mcpRoutes({
       config,
       authenticator,

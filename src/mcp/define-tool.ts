@@ -54,6 +54,12 @@ export interface ToolOutput {
   structured: Record<string, unknown>;
   /** Human-readable summary for clients that only show text; defaults to the JSON of `structured`. */
   text?: string;
+  /**
+   * The long job this call started or found running. When the client negotiated MCP tasks, the wrapper
+   * answers with a task handle for it instead of the plain result; otherwise the plain result (which already
+   * describes the job) is returned at once.
+   */
+  job?: { taskId: string; jobId: string };
 }
 
 export interface ActionDefinition<Args = Record<string, unknown>> {

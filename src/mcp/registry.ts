@@ -7,6 +7,7 @@ import type { Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { ProfileSummary, ToolDefinition } from './define-tool.ts';
 import { PROFILES, type ProfileDefinition } from './profiles.ts';
+import generateCampaign from './tools/generate-campaign.ts';
 import getPlatformInfo from './tools/get-platform-info.ts';
 import manageBrand from './tools/manage-brand.ts';
 import manageCampaigns from './tools/manage-campaigns.ts';
@@ -17,11 +18,15 @@ import queryCampaigns from './tools/query-campaigns.ts';
 import queryProducts from './tools/query-products.ts';
 import querySurfaces from './tools/query-surfaces.ts';
 import queryVideo from './tools/query-video.ts';
+import queryVideoCommissions from './tools/query-video-commissions.ts';
+import renderVideo from './tools/render-video.ts';
+import videoCommission from './tools/video-commission.ts';
 
 /** Every implemented tool. A tool named by a profile but missing here is simply not listed yet. */
 export const ALL_TOOLS: readonly ToolDefinition[] = [
   queryCampaigns,
   manageCampaigns,
+  generateCampaign,
   queryProducts,
   manageProducts,
   querySurfaces,
@@ -29,6 +34,9 @@ export const ALL_TOOLS: readonly ToolDefinition[] = [
   queryBrand,
   manageBrand,
   queryVideo,
+  renderVideo,
+  queryVideoCommissions,
+  videoCommission,
   getPlatformInfo,
 ];
 

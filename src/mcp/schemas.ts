@@ -19,6 +19,7 @@ export const Ids = {
   surface: id('srf', 'surface'),
   zone: id('zon', 'zone'),
   job: id('job', 'job'),
+  film: id('fcm', 'film commission'),
 };
 
 export const Paging = {
@@ -140,3 +141,82 @@ export const NextCursor = z
   .nullable()
   .optional()
   .describe('Pass to the next call to continue; null when this was the last page.');
+
+export const QuoteOut = z
+  .looseObject({
+    id: z.string(),
+    operation: z.string(),
+    credits: z.number(),
+    covers: z.array(z.looseObject({ step: z.string(), credits: z.number(), description: z.string() })),
+    argumentsHash: z.string(),
+    expiresAt: z.string(),
+    available: z.number(),
+    sufficient: z.boolean(),
+  })
+  .describe('Show this to the user; after they accept, repeat the same call with quoteId. Nothing was spent.');
+
+/** A background job as `manage_products import_from_url` (CSV) returns it. */
+export const JobOut = z.looseObject({
+  id: z.string(),
+  taskId: z.string(),
+  kind: z.string(),
+  status: z.string(),
+  progress: z.looseObject({ fraction: z.number() }),
+  result: z.record(z.string(), z.unknown()).nullable(),
+  error: z.looseObject({ code: z.string(), message: z.string() }).nullable(),
+  createdAt: z.string(),
+  finishedAt: z.string().nullable(),
+});
+
+export const GenerationOut = z.looseObject({
+  jobId: z.string(),
+  taskId: z.string(),
+  campaignId: z.string(),
+  mode: z.string(),
+  status: z.string(),
+  step: nullableString,
+  progress: z.number(),
+  message: nullableString,
+  steps: z.array(z.string()),
+  variantIds: z.array(z.string()),
+  creditsCaptured: z.number().nullable(),
+  error: z.looseObject({ code: z.string(), message: z.string() }).nullable(),
+  createdAt: z.string(),
+  finishedAt: nullableString,
+  pollIntervalMs: z.number(),
+});
+
+export const RenderOut = z.looseObject({
+  jobId: z.string(),
+  taskId: z.string(),
+  mode: z.string(),
+  status: z.string(),
+  progress: z.number(),
+  message: nullableString,
+  output: z
+    .looseObject({
+      url: z.string(),
+      mimeType: z.string(),
+      bytes: z.number(),
+      width: z.number(),
+      height: z.number(),
+      durationSeconds: z.number().nullable(),
+    })
+    .nullable(),
+  error: z.looseObject({ code: z.string(), message: z.string() }).nullable(),
+  createdAt: z.string(),
+  finishedAt: nullableString,
+  pollIntervalMs: z.number(),
+});
+
+export const FilmOut = z.looseObject({
+  id: z.string(),
+  title: z.string(),
+  status: z.string(),
+  waitingFor: nullableString,
+  revision: z.number(),
+  jobId: nullableString,
+  taskId: nullableString,
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});

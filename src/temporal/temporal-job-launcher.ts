@@ -46,6 +46,23 @@ export function createTemporalJobLauncher(client: Client, taskQueue: string): Jo
       }
     },
 
+    async update<R>(workflowId: string, runId: string, name: string, arg: unknown) {
+      try {
+        const result = await client.workflow
+          .getHandle(workflowId, runId)
+          .executeUpdate<R, [unknown]>(name, { args: [arg] });
+        return { accepted: true as const, result };
+      } catch (error) {
+        if (isNotFound(error)) return { accepted: false as const, reason: 'the job has ended' };
+        // WorkflowUpdateFailedError: the validator or handler refused; its cause carries the workflow's reason.
+        if ((error as { name?: string }).name === 'WorkflowUpdateFailedError') {
+          const cause = (error as { cause?: { message?: string } }).cause;
+          return { accepted: false as const, reason: cause?.message ?? 'the job refused the request' };
+        }
+        throw error;
+      }
+    },
+
     async cancel(workflowId, runId) {
       try {
         await client.workflow.getHandle(workflowId, runId).cancel();

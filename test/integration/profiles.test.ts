@@ -90,10 +90,7 @@ describe('contract snapshots', () => {
 describe('profile selection', () => {
   it('uses external_default without a parameter, and the profile of a call code with ?profile= or ?call_code=', async () => {
     expect(await toolNames(platform.urls.mcp)).toContain('manage_campaigns');
-    const analytics = PROFILES.find((p) => p.name === 'video_ops')!;
-    const expected = analytics.tools.filter(
-      (name) => !['render_video', 'query_video_commissions', 'video_commission'].includes(name),
-    );
+    const expected = [...PROFILES.find((p) => p.name === 'video_ops')!.tools];
     expect((await toolNames(urlWith(`profile=${codes.get('video_ops')}`))).sort()).toEqual(expected.sort());
     expect((await toolNames(urlWith(`call_code=${codes.get('video_ops')}`))).sort()).toEqual(expected.sort());
   });

@@ -78,9 +78,39 @@ const CASES: Record<string, Case> = {
   'get_platform_info.health': () => ({ topic: 'health' }),
   'get_platform_info.organization': () => ({ topic: 'organization' }),
   'get_platform_info.tool_profiles': () => ({ topic: 'tool_profiles' }),
+  'query_campaigns.generation_status': (ids) => ({ action: 'generation_status', campaignId: ids.campaignId }),
+  'generate_campaign.start': (ids) => ({ mode: 'start', intent: 'Summer launch', productIds: [ids.productId] }),
+  'generate_campaign.regenerate': (ids) => ({ mode: 'regenerate', campaignId: ids.campaignId, fromStep: 'brief' }),
+  'query_video.progress': (ids) => ({ action: 'progress', jobId: ids.jobId }),
+  'render_video.video': (ids) => ({ mode: 'video', templateId: 'tpl_product_spotlight', campaignId: ids.campaignId }),
+  'render_video.campaign': (ids) => ({ mode: 'campaign', campaignId: ids.campaignId }),
+  'render_video.still': (ids) => ({ mode: 'still', campaignId: ids.campaignId, variantId: ids.variantId }),
+  'query_video_commissions.list': () => ({ action: 'list' }),
+  'query_video_commissions.get': (ids) => ({ action: 'get', commissionId: ids.commissionId }),
+  'video_commission.create': (ids) => ({
+    action: 'create',
+    title: 'Matrix film',
+    brief: 'A film about the summer collection.',
+    campaignId: ids.campaignId,
+  }),
+  'video_commission.approve': (ids) => ({ action: 'approve', commissionId: ids.commissionId }),
+  'video_commission.revise': (ids) => ({ action: 'revise', commissionId: ids.commissionId, notes: 'Warmer colours' }),
+  'video_commission.cancel': (ids) => ({ action: 'cancel', commissionId: ids.commissionId }),
+  'video_commission.list': () => ({ action: 'list' }),
+  'video_commission.get': (ids) => ({ action: 'get', commissionId: ids.commissionId }),
 };
 
-const ID_FIELDS = ['campaignId', 'variantId', 'deploymentId', 'productId', 'productIds', 'surfaceId', 'zoneId'];
+const ID_FIELDS = [
+  'campaignId',
+  'variantId',
+  'deploymentId',
+  'productId',
+  'productIds',
+  'surfaceId',
+  'zoneId',
+  'jobId',
+  'commissionId',
+];
 
 const ALL = [...CATALOGUE.get('autonomous_ops')!.tools.values()].flatMap(({ definition }) =>
   Object.entries(definition.actions).map(([value, action]) => ({
@@ -134,7 +164,7 @@ describe("isolation: A replays every action with B's ids", () => {
     const usesIds = Object.keys(args).some((field) => ID_FIELDS.includes(field));
     if (usesIds) {
       expect({ key, code: errorCode(result) }).toEqual({ key, code: 'not_found' });
-      expect(result.content[0]!.text).toMatch(/^not_found: \w+ \S+ was not found$/);
+      expect(result.content[0]!.text).toMatch(/^not_found: [\w ]+ \S+ was not found$/);
     }
     // The ids A sent may be echoed back ("… was not found"); nothing else of B may appear.
     const visible = JSON.stringify([result.content, result.structuredContent]);

@@ -1,5 +1,8 @@
 /** One of every campaign-domain entity in a workspace, created through the real services. */
 import type { Container } from '../../src/container.ts';
+import { FilmCommission } from '../../src/domain/films/film-commission.entity.ts';
+import { Job } from '../../src/domain/jobs/job.entity.ts';
+import { newTaskId } from '../../src/domain/jobs/task-ids.ts';
 import type { WorkspaceScope } from '../../src/domain/shared/scope.ts';
 import type { Tenant } from './factories.ts';
 
@@ -17,6 +20,9 @@ export interface SeededWorkspace {
   /** An empty zone on the same surface. */
   freeZoneId: string;
   deploymentId: string;
+  /** A finished render job (row only) and a film commission waiting at the storyboard gate (row only). */
+  jobId: string;
+  commissionId: string;
 }
 
 export function scopeOf(container: Container, tenant: Tenant): WorkspaceScope {
@@ -64,7 +70,45 @@ export async function seedWorkspace(container: Container, tenant: Tenant, label 
     kind: 'card',
   });
   const deployment = await campaigns.deploy(scope, { campaignId: campaign.id, zoneId: zone.id });
+  // Long-job rows, written directly: the matrix needs their ids, not a worker to produce them.
+  const em = container.orm.em.fork();
+  const job = em.create(Job, {
+    workspace: tenant.workspaceId,
+    taskId: newTaskId(),
+    kind: 'render',
+    status: 'succeeded',
+    workflowId: `render:${tenant.workspaceId}:${label}`,
+    runId: null,
+    subjectId: campaign.id,
+    input: { request: { mode: 'still', campaignId: campaign.id, variantId: variant.id, format: 'landscape' } },
+    progress: { fraction: 1 },
+    result: null,
+    error: null,
+    createdBy: 'test:seed',
+    startedAt: new Date(),
+    finishedAt: new Date(),
+    cancelRequestedAt: null,
+  });
+  const film = em.create(FilmCommission, {
+    workspace: tenant.workspaceId,
+    campaign: campaign.id,
+    title: `${label} film`,
+    brief: 'A short film about linen shirts in summer.',
+    aspect: '16:9',
+    durationSeconds: 15,
+    status: 'awaiting_storyboard_approval',
+    revision: 0,
+    revisions: [],
+    script: null,
+    storyboard: null,
+    output: null,
+    jobId: null,
+    createdBy: 'test:seed',
+  });
+  await em.flush();
   return {
+    jobId: job.id,
+    commissionId: film.id,
     productId: product.id,
     campaignId: campaign.id,
     variantId: variant.id,
@@ -93,8 +137,12 @@ export async function domainFingerprint(container: Container, workspaceId: strin
      union all select 'surfaces', count(*), max(updated_at)::text, null from surfaces where workspace_id = ?
      union all select 'zones', count(*), max(created_at)::text, null from zones where workspace_id = ?
      union all select 'brands', count(*), max(updated_at)::text, max(version)::text from brands where workspace_id = ?
-     union all select 'campaign_products', count(*), null, string_agg(cp.product_id, ',' order by cp.campaign_id, cp.product_id) from campaign_products cp join campaigns c on c.id = cp.campaign_id where c.workspace_id = ?`,
-    Array(9).fill(workspaceId),
+     union all select 'campaign_products', count(*), null, string_agg(cp.product_id, ',' order by cp.campaign_id, cp.product_id) from campaign_products cp join campaigns c on c.id = cp.campaign_id where c.workspace_id = ?
+     union all select 'jobs', count(*), max(updated_at)::text, string_agg(status::text, ',' order by id) from jobs where workspace_id = ?
+     union all select 'film_commissions', count(*), max(updated_at)::text, string_agg(status::text, ',' order by id) from film_commissions where workspace_id = ?
+     union all select 'credit_quotes', count(*), max(created_at)::text, string_agg(coalesce(used_at::text, ''), ',' order by id) from credit_quotes where workspace_id = ?
+     union all select 'credit_ledger_entries', count(*), max(created_at)::text, null from credit_ledger_entries where workspace_id = ?`,
+    Array(13).fill(workspaceId),
   );
   return JSON.stringify(rows);
 }

@@ -304,6 +304,10 @@ export function createCampaignsService(deps: { republish: RepublishPort }) {
 
   return {
     findCampaign,
+    /** Throws "not found" for the first id that is not a live product of the workspace. */
+    assertProducts: async (scope: WorkspaceScope, ids: string[]) => {
+      await productsOf(scope, ids);
+    },
     findVariant,
     view,
 

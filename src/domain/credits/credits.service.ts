@@ -173,6 +173,17 @@ export function createCreditsService() {
       }),
 
     /**
+     * Returns part of what is held for a reference (a reservation that turned out not to be needed, e.g. a
+     * revision the workflow refused); never more than is still held.
+     */
+    release: (em: EntityManager, input: PostingInput & { reference: string }) =>
+      post(em, 'release', input, async (tx, _balance, amount) => {
+        const held = await heldFor(tx, input.workspaceId, input.reference);
+        if (held < amount)
+          throw new ConflictError(`Cannot release ${amount} credits: only ${held} are held for ${input.reference}`);
+      }),
+
+    /**
      * Returns whatever is still held for a reference to the available balance. Idempotent, and a no-op when
      * nothing is held (returns null then).
      */

@@ -23,4 +23,14 @@ export interface JobLauncher {
   describe(workflowId: string, runId: string): Promise<WorkflowState | null>;
   /** Requests cooperative cancellation; a no-op for closed runs. */
   cancel(workflowId: string, runId: string): Promise<void>;
+  /**
+   * Sends a validated update to a running workflow and waits for its answer. A rejection by the workflow's
+   * validator (or a closed run) is reported as `{ accepted: false, reason }`, never thrown.
+   */
+  update<R>(
+    workflowId: string,
+    runId: string,
+    name: string,
+    arg: unknown,
+  ): Promise<{ accepted: true; result: R } | { accepted: false; reason: string }>;
 }

@@ -1,6 +1,7 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { createdAtProperty, idProperty, updatedAtProperty } from '../shared/entity-properties.ts';
 import { Workspace } from '../workspaces/workspace.entity.ts';
+import { newTaskId } from './task-ids.ts';
 import { JOB_STATUSES } from './job-status.ts';
 
 export interface JobProgress {
@@ -36,6 +37,15 @@ export const JobSchema = defineEntity({
     workflowId: p.string().length(200),
     /** The Temporal run this job owns; set right after the start. Unique per workflow id. */
     runId: p.string().length(64).nullable(),
+    /**
+     * The MCP task id of this job: unguessable (192 random bits), so it can be handed to a client as a task
+     * handle; every task request still checks the workspace.
+     */
+    taskId: p
+      .string()
+      .length(40)
+      .unique()
+      .onCreate(() => newTaskId()),
     /** The entity the job works on (a campaign id, a film id), when there is one. */
     subjectId: p.string().length(40).nullable(),
     input: p.json<Record<string, unknown>>().default('{}'),

@@ -26,6 +26,8 @@ export interface StartJobRequest {
   kind: string;
   /** Registered workflow function name. */
   workflowType: string;
+  /** A pre-allocated job id (credits are reserved under it before the job starts). */
+  jobId?: string;
   /** Business key within the workspace, e.g. the campaign id: one active job per key. */
   businessKey: string;
   subjectId?: string | null;
@@ -37,6 +39,8 @@ export interface StartJobRequest {
 
 export interface JobView {
   id: string;
+  /** The MCP task id of the job (task handles and `tasks/get`). */
+  taskId: string;
   kind: string;
   status: JobStatus;
   progress: Job['progress'];
@@ -53,6 +57,7 @@ export interface JobView {
 export function toJobView(job: Job): JobView {
   return {
     id: job.id,
+    taskId: job.taskId,
     kind: job.kind,
     status: job.status,
     progress: job.progress,
@@ -129,7 +134,7 @@ export function createJobsService(deps: { launcher: JobLauncher }) {
           return { job: active, reused: active.runId !== null };
         }
         const job = tx.create(Job, {
-          id: newId('job'),
+          id: request.jobId ?? newId('job'),
           workspace: scope.workspaceId,
           kind: request.kind,
           status: 'queued',
@@ -197,6 +202,20 @@ export function createJobsService(deps: { launcher: JobLauncher }) {
         { workspace: scope.workspaceId, kind, subjectId },
         { orderBy: { createdAt: 'desc', id: 'desc' } },
       );
+    },
+
+    /** The most recent job of a kind on a subject that succeeded (a regeneration continues from it). */
+    async latestSucceeded(scope: WorkspaceScope, kind: string, subjectId: string): Promise<Job | null> {
+      return scope.em.findOne(
+        Job,
+        { workspace: scope.workspaceId, kind, subjectId, status: 'succeeded' },
+        { orderBy: { createdAt: 'desc', id: 'desc' } },
+      );
+    },
+
+    /** A job by its MCP task id, in the caller's workspace only (another workspace's task is "not found"). */
+    async getByTaskId(scope: WorkspaceScope, taskId: string): Promise<Job | null> {
+      return scope.em.findOne(Job, { taskId, workspace: scope.workspaceId });
     },
 
     /**

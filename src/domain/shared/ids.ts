@@ -26,6 +26,8 @@ export const ID_PREFIXES = {
   brand: 'brd',
   callCode: 'ccd',
   publication: 'spb',
+  quote: 'qte',
+  filmCommission: 'fcm',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -2,16 +2,16 @@ import { z } from 'zod';
 import { CAMPAIGN_STATUSES } from '../../domain/campaigns/campaign-status.ts';
 import { DEPLOYMENT_STATUSES } from '../../domain/campaigns/deployment.entity.ts';
 import { defineAction, defineTool } from '../define-tool.ts';
-import { CampaignOut, DeploymentOut, Ids, NextCursor, Paging, VariantOut } from '../schemas.ts';
+import { CampaignOut, DeploymentOut, GenerationOut, Ids, NextCursor, Paging, VariantOut } from '../schemas.ts';
 import { INSPECTOR_META } from '../ui/inspector-meta.ts';
 
-const ACTIONS = ['list', 'get', 'variants', 'deployments'] as const;
+const ACTIONS = ['list', 'get', 'variants', 'deployments', 'generation_status'] as const;
 
 export default defineTool({
   name: 'query_campaigns',
   toolset: 'campaigns',
   description: [
-    "Read the workspace's campaigns, their variants and deployments.",
+    "Read the workspace's campaigns, their variants and deployments, and the status of a campaign's AI generation.",
     'Read-only and free; no confirmation needed. Start here before changing anything with manage_campaigns.',
     'Lists are paginated: pass nextCursor back as cursor to continue.',
   ].join(' '),
@@ -25,7 +25,9 @@ export default defineTool({
   selector: 'action',
   input: z.object({
     action: z.enum(ACTIONS).describe(ACTIONS.join(' | ')),
-    campaignId: Ids.campaign.optional().describe('Required for get and variants; optional filter for deployments.'),
+    campaignId: Ids.campaign
+      .optional()
+      .describe('Required for get, variants and generation_status; optional filter for deployments.'),
     status: z.enum(CAMPAIGN_STATUSES).optional().describe('list: only campaigns in this status.'),
     productId: Ids.product.optional().describe('list: only campaigns promoting this product.'),
     search: z.string().max(200).optional().describe('list: case-insensitive match on the campaign name.'),
@@ -40,6 +42,7 @@ export default defineTool({
     campaign: CampaignOut.optional(),
     variants: z.array(VariantOut).optional(),
     deployments: z.array(DeploymentOut).optional(),
+    generation: GenerationOut.nullable().optional(),
     nextCursor: NextCursor,
   }),
   meta: INSPECTOR_META,
@@ -120,6 +123,27 @@ export default defineTool({
           text: page.items.length
             ? page.items.map((d) => `${d.id}: campaign ${d.campaignId} in zone ${d.zoneId} (${d.status})`).join('\n')
             : 'No deployments.',
+        };
+      },
+    }),
+    generation_status: defineAction({
+      summary: 'the latest generation of a campaign: status (complete when done), step, progress, variants made.',
+      permission: 'workspace:read',
+      input: z.object({ action: z.literal('generation_status'), campaignId: Ids.campaign }),
+      async run(ctx, args) {
+        const generation = await ctx.services.generation.status(ctx.scope, args.campaignId);
+        if (!generation) {
+          return {
+            structured: { action: 'generation_status', generation: null },
+            text: `Campaign ${args.campaignId} has never been generated.`,
+          };
+        }
+        const done = generation.status === 'complete';
+        return {
+          structured: { action: 'generation_status', generation },
+          text: done
+            ? `Generation complete: ${generation.variantIds.length} variant(s) saved; read them with action=variants.`
+            : `Generation ${generation.status}${generation.step ? ` (step ${generation.step}, ${Math.round(generation.progress * 100)}%)` : ''}${generation.error ? `: ${generation.error.message}` : ''}.${['queued', 'in_progress', 'cancelling'].includes(generation.status) ? ` Poll again in ${generation.pollIntervalMs / 1000} s.` : ''}`,
         };
       },
     }),

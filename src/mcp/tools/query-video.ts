@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { listTemplates } from '../../domain/video/templates.ts';
 import { defineAction, defineTool } from '../define-tool.ts';
-import { NextCursor, Paging } from '../schemas.ts';
+import { Ids, NextCursor, Paging, RenderOut } from '../schemas.ts';
 
-const ACTIONS = ['templates'] as const;
+const ACTIONS = ['templates', 'progress'] as const;
 
 const TemplateOut = z.looseObject({
   id: z.string(),
@@ -21,8 +21,8 @@ export default defineTool({
   name: 'query_video',
   toolset: 'video',
   description: [
-    'List the video templates (free) with their aspect ratio, length and the credits a render costs.',
-    'Read-only; no confirmation needed. Use a template id with render_video mode=video.',
+    'List the video templates (free) with their aspect ratio, length and the credits a render costs, or read the',
+    'progress of a render started with render_video (jobId). Read-only; no confirmation needed.',
   ].join(' '),
   annotations: {
     title: 'Query video',
@@ -35,11 +35,13 @@ export default defineTool({
   input: z.object({
     action: z.enum(ACTIONS).describe(ACTIONS.join(' | ')),
     aspect: z.enum(['16:9', '9:16', '1:1']).optional().describe('templates: only this aspect ratio.'),
+    jobId: Ids.job.optional().describe('progress (required): the render job render_video returned.'),
     ...Paging,
   }),
   output: z.looseObject({
     action: z.enum(ACTIONS),
     templates: z.array(TemplateOut).optional(),
+    render: RenderOut.optional(),
     nextCursor: NextCursor,
   }),
   actions: {
@@ -59,6 +61,19 @@ export default defineTool({
             .map((t) => `${t.id}: ${t.name} (${t.aspect}, ${t.durationSeconds}s, ${t.credits} credits)`)
             .join('\n'),
         };
+      },
+    }),
+    progress: defineAction({
+      summary: 'status and progress of a render (jobId); when complete, the output URL, size and duration.',
+      permission: 'workspace:read',
+      input: z.object({ action: z.literal('progress'), jobId: Ids.job }),
+      async run(ctx, args) {
+        const render = await ctx.services.renders.progress(ctx.scope, args.jobId);
+        const text =
+          render.status === 'complete' && render.output
+            ? `Render complete: ${render.output.url} (${render.output.mimeType}, ${render.output.width}×${render.output.height}${render.output.durationSeconds ? `, ${render.output.durationSeconds.toFixed(1)} s` : ''}).`
+            : `Render ${render.status}, ${Math.round(render.progress * 100)}%${render.error ? `: ${render.error.message}` : ''}.${['queued', 'rendering', 'cancelling'].includes(render.status) ? ` Poll again in ${render.pollIntervalMs / 1000} s.` : ''}`;
+        return { structured: { action: 'progress', render }, text };
       },
     }),
   },

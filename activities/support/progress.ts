@@ -1,0 +1,30 @@
+/**
+ * Writes a job's progress from inside a long activity, at most every `everyMs` (the row is what polls read,
+ * so it must stay current, but ffmpeg reports many times a second).
+ */
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { Job } from '../../src/domain/jobs/job.entity.ts';
+
+export function createProgressWriter(orm: MikroORM, jobId: string, step: string, everyMs = 500) {
+  let last = 0;
+  let pending: Promise<unknown> = Promise.resolve();
+  return {
+    report(fraction: number, message: string): void {
+      const now = Date.now();
+      if (now - last < everyMs && fraction < 1) return;
+      last = now;
+      pending = pending.then(() =>
+        orm.em
+          .fork()
+          .nativeUpdate(
+            Job,
+            { id: jobId, status: { $in: ['queued', 'running'] } },
+            { progress: { fraction: Math.round(fraction * 1000) / 1000, step, message }, updatedAt: new Date() },
+          )
+          .catch(() => undefined),
+      );
+    },
+    /** Waits for the last write (so a finished activity never races its own progress). */
+    flush: () => pending,
+  };
+}

@@ -1,0 +1,108 @@
+/**
+ * The creative studio: the engines a worker uses (copy, optional image model), the media store, and the
+ * built-in composers for images, stills and videos. One object built once per worker from configuration
+ * (`createStudio`), so activities never read configuration or pick providers themselves.
+ */
+import type { Config } from '../../config.ts';
+import type { SafeFetch } from '../../net/safe-fetch.ts';
+import type { BrandView } from '../brand/brand.service.ts';
+import { createMediaStore, type MediaStore } from '../media/media-store.ts';
+import type { ProductView } from '../products/products.service.ts';
+import { composePng, sniffImage, type EmbeddedImage, type Palette } from './images/compose.ts';
+import { createOpenAiEngines } from './openai/openai-engines.ts';
+import { createBuiltinCopyEngine } from './text/builtin-copy-engine.ts';
+import type { CopyDraft, CopyEngine, ImageGenerator } from './text/copy-engine.ts';
+
+export interface VariantImageRequest {
+  width: number;
+  height: number;
+  draft: Pick<CopyDraft, 'headline' | 'body' | 'callToAction'>;
+  brand: BrandView;
+  product: ProductView | null;
+  productImage: EmbeddedImage | null;
+  seed: string;
+  /** 0..1 zoom of the product image (video motion). */
+  zoom?: number;
+  /** Leave the body out (short video scenes). */
+  headlineOnly?: boolean;
+}
+
+export interface CreativeStudio {
+  copy: CopyEngine;
+  /** An image model; null means images are composed by the built-in engine. */
+  images: ImageGenerator | null;
+  media: MediaStore;
+  /** The product's first image, fetched through the SSRF guard; null when there is none or it is not PNG/JPEG. */
+  fetchProductImage(product: ProductView): Promise<EmbeddedImage | null>;
+  composeVariantImage(request: VariantImageRequest): Buffer;
+}
+
+export function paletteOf(brand: BrandView): Palette {
+  return brand.brandbook.colors;
+}
+
+function priceOf(product: ProductView | null): string | undefined {
+  if (!product || product.price === null || !product.currency) return undefined;
+  return new Intl.NumberFormat('en', {
+    style: 'currency',
+    currency: product.currency,
+    maximumFractionDigits: 2,
+  }).format(product.price);
+}
+
+export function createStudio(deps: {
+  copy: CopyEngine;
+  images: ImageGenerator | null;
+  media: MediaStore;
+  safeFetch: Pick<SafeFetch, 'fetch'> | null;
+}): CreativeStudio {
+  return {
+    copy: deps.copy,
+    images: deps.images,
+    media: deps.media,
+
+    async fetchProductImage(product) {
+      const url = product.images[0];
+      if (!url || !deps.safeFetch) return null;
+      try {
+        const response = await deps.safeFetch.fetch(url, {
+          accept: ['image/png', 'image/jpeg'],
+          maxBytes: 5 * 1024 * 1024,
+          timeoutMs: 10_000,
+          maxRedirects: 3,
+        });
+        if (response.status !== 200) return null;
+        return sniffImage(response.body);
+      } catch {
+        // A product image that cannot be fetched is not a reason to fail the creative: compose without it.
+        return null;
+      }
+    },
+
+    composeVariantImage(request) {
+      return composePng({
+        width: request.width,
+        height: request.height,
+        palette: paletteOf(request.brand),
+        eyebrow: request.brand.profile.displayName,
+        headline: request.draft.headline,
+        body: request.headlineOnly ? undefined : request.draft.body,
+        callToAction: request.draft.callToAction,
+        badge: priceOf(request.product),
+        image: request.productImage,
+        seed: request.seed,
+        zoom: request.zoom,
+      });
+    },
+  };
+}
+
+/** The studio as configured: built-in engines unless `CREATIVE_PROVIDER=openai`. */
+export function createConfiguredStudio(config: Config, safeFetch: Pick<SafeFetch, 'fetch'> | null): CreativeStudio {
+  const media = createMediaStore(config);
+  if (config.creative.provider === 'openai') {
+    const engines = createOpenAiEngines(config.creative);
+    return createStudio({ ...engines, media, safeFetch });
+  }
+  return createStudio({ copy: createBuiltinCopyEngine(), images: null, media, safeFetch });
+}

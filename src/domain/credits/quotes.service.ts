@@ -1,0 +1,150 @@
+/**
+ * Quote, then commit. A credit-spending call without a quote spends nothing and returns a quote (credits,
+ * what it covers, the arguments hash, the expiry) for the agent to show the user; the same call with the
+ * quote id redeems it: the quote is marked used and the credits are reserved for the job, or the call is
+ * refused with a clear error and nothing starts.
+ *
+ * Single use is enforced by a row lock on the quote and, independently, by the reservation's idempotency
+ * key (`quote:<id>`), so even a crash between the two cannot spend twice.
+ */
+import { createHash } from 'node:crypto';
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { ConflictError, InsufficientCreditsError, NotFoundError, ValidationError } from '../../errors.ts';
+import type { WorkspaceScope } from '../shared/scope.ts';
+import { CreditQuote } from './credit-quote.entity.ts';
+import type { CreditsService } from './credits.service.ts';
+import { totalOf, type PriceLine } from './price-list.ts';
+
+export const QUOTE_TTL_MS = 15 * 60 * 1000;
+
+export interface QuoteView {
+  id: string;
+  operation: string;
+  credits: number;
+  covers: PriceLine[];
+  argumentsHash: string;
+  expiresAt: string;
+  /** The workspace's available credits when the quote was made, and whether they cover it. */
+  available: number;
+  sufficient: boolean;
+}
+
+/** Canonical JSON: object keys sorted, `undefined` dropped, so equal arguments hash equally. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item ?? null)).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value ?? null);
+}
+
+export function argumentsHash(args: Record<string, unknown>): string {
+  const { quoteId: _ignored, ...rest } = args;
+  return createHash('sha256').update(canonicalJson(rest)).digest('hex');
+}
+
+export function createQuotesService(deps: { credits: CreditsService; now?: () => Date }) {
+  const now = deps.now ?? (() => new Date());
+
+  return {
+    async quote(
+      scope: WorkspaceScope,
+      operation: string,
+      args: Record<string, unknown>,
+      lines: PriceLine[],
+    ): Promise<QuoteView> {
+      const credits = totalOf(lines);
+      const quote = scope.em.create(CreditQuote, {
+        workspace: scope.workspaceId,
+        operation,
+        argumentsHash: argumentsHash(args),
+        credits,
+        lines,
+        expiresAt: new Date(now().getTime() + QUOTE_TTL_MS),
+        usedAt: null,
+        reference: null,
+        createdBy: scope.actor,
+      });
+      await scope.em.flush();
+      const { available } = await deps.credits.balance(scope.em, scope.workspaceId);
+      return {
+        id: quote.id,
+        operation,
+        credits,
+        covers: lines,
+        argumentsHash: quote.argumentsHash,
+        expiresAt: quote.expiresAt.toISOString(),
+        available,
+        sufficient: available >= credits,
+      };
+    },
+
+    /**
+     * Redeems a quote for `operation` with these exact arguments and reserves its credits under `reference`
+     * (the job the credits pay for). Throws a clear error, spending nothing, when the quote is unknown, for
+     * another call, used, expired, or the balance does not cover it.
+     */
+    async redeem(
+      scope: WorkspaceScope,
+      input: { quoteId: string; operation: string; args: Record<string, unknown>; reference: string },
+    ): Promise<{ quote: CreditQuote; reserved: number }> {
+      const hash = argumentsHash(input.args);
+      const quote = await scope.em.fork().transactional(async (tx: EntityManager) => {
+        const found = await tx.findOne(
+          CreditQuote,
+          { id: input.quoteId, workspace: scope.workspaceId },
+          { lockMode: LockMode.PESSIMISTIC_WRITE },
+        );
+        if (!found) throw new NotFoundError('Quote', input.quoteId);
+        if (found.operation !== input.operation) {
+          throw new ValidationError(
+            `Quote ${found.id} is for ${found.operation}, not ${input.operation}; ask for a new quote by calling without quoteId`,
+          );
+        }
+        if (found.usedAt)
+          throw new ConflictError(
+            `Quote ${found.id} was already used; a quote pays for one call only. Call without quoteId for a new quote`,
+          );
+        if (found.expiresAt.getTime() <= now().getTime()) {
+          throw new ConflictError(
+            `Quote ${found.id} expired at ${found.expiresAt.toISOString()}; call without quoteId for a new quote`,
+          );
+        }
+        if (found.argumentsHash !== hash) {
+          throw new ValidationError(
+            `The arguments differ from the ones quote ${found.id} was made for; repeat the quoted call exactly, or call without quoteId for a new quote`,
+          );
+        }
+        found.usedAt = now();
+        found.reference = input.reference;
+        await tx.flush();
+        return found;
+      });
+      if (quote.credits === 0) return { quote, reserved: 0 };
+      try {
+        const { replayed } = await deps.credits.reserve(scope.em, {
+          workspaceId: scope.workspaceId,
+          amount: quote.credits,
+          idempotencyKey: `quote:${quote.id}`,
+          reference: input.reference,
+          description: `${quote.operation} (quote ${quote.id})`,
+          actor: scope.actor,
+        });
+        if (replayed) throw new ConflictError(`Quote ${quote.id} was already used`);
+      } catch (error) {
+        if (error instanceof InsufficientCreditsError) {
+          // Nothing was reserved: give the quote back so the same call works once credits are added.
+          await scope.em.fork().nativeUpdate(CreditQuote, { id: quote.id }, { usedAt: null, reference: null });
+        }
+        throw error;
+      }
+      return { quote, reserved: quote.credits };
+    },
+  };
+}
+
+export type QuotesService = ReturnType<typeof createQuotesService>;

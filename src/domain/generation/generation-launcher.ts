@@ -1,0 +1,311 @@
+/**
+ * The request side of a campaign generation: quote, then commit.
+ *
+ * Without a quote id the call spends nothing and returns a quote. With one: the quote is redeemed (credits
+ * reserved under a pre-allocated job id), the campaign moves to `generating` and the generation workflow is
+ * started under the campaign's business key. A second start for a campaign whose generation is running
+ * returns that job and spends nothing (agents poll, they do not restart). If anything fails after the
+ * reservation, the reservation is released before the error reaches the caller.
+ */
+import { z } from 'zod';
+import { ConflictError, ValidationError } from '../../errors.ts';
+import type { CampaignsService } from '../campaigns/campaigns.service.ts';
+import type { CreditsService } from '../credits/credits.service.ts';
+import { GENERATION_STEPS, generationLines, type GenerationStep } from '../credits/price-list.ts';
+import type { QuotesService, QuoteView } from '../credits/quotes.service.ts';
+import { toJobView, type JobsService } from '../jobs/jobs.service.ts';
+import type { Job } from '../jobs/job.entity.ts';
+import type { JobStatus } from '../jobs/job-status.ts';
+import { newId } from '../shared/ids.ts';
+import type { WorkspaceScope } from '../shared/scope.ts';
+import { parseInput } from '../shared/validate.ts';
+import { stepsFrom, type GenerationService } from './generation.service.ts';
+
+export const GENERATION_KIND = 'campaign_generation';
+
+const CampaignId = z.string().regex(/^cmp_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a campaign id (cmp_…)');
+const Common = {
+  includeImages: z.boolean().optional(),
+  variantCount: z.number().int().min(1, 'must be at least 1').max(5, 'must be at most 5').optional(),
+  channels: z
+    .array(z.enum(['web', 'email', 'social']))
+    .min(1)
+    .max(3)
+    .optional(),
+  style: z.string().trim().max(300).nullish(),
+};
+
+export const StartArgs = z.object({
+  intent: z.string().trim().min(3, 'must describe what the campaign should do').max(2000),
+  campaignId: CampaignId.optional(),
+  name: z.string().trim().min(1).max(200).optional(),
+  productIds: z
+    .array(z.string().regex(/^prd_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a product id (prd_…)'))
+    .max(20)
+    .optional(),
+  ...Common,
+});
+
+export const RegenerateArgs = z.object({
+  campaignId: CampaignId,
+  fromStep: z.enum(GENERATION_STEPS, { error: `must be one of ${GENERATION_STEPS.join(', ')}` }),
+  intent: z.string().trim().min(3).max(2000).optional(),
+  ...Common,
+});
+
+/** The generation's status as agents read it (`query_campaigns generation_status`). */
+export interface GenerationStatusView {
+  jobId: string;
+  taskId: string;
+  campaignId: string;
+  mode: 'start' | 'regenerate';
+  /** `complete` when the variants are ready; also queued, in_progress, input_required, cancelling, failed, cancelled. */
+  status: 'queued' | 'in_progress' | 'input_required' | 'cancelling' | 'complete' | 'failed' | 'cancelled';
+  step: string | null;
+  progress: number;
+  message: string | null;
+  steps: GenerationStep[];
+  variantIds: string[];
+  creditsCaptured: number | null;
+  error: { code: string; message: string } | null;
+  createdAt: string;
+  finishedAt: string | null;
+  /** How often to poll, in milliseconds. */
+  pollIntervalMs: number;
+}
+
+const STATUS: Record<JobStatus, GenerationStatusView['status']> = {
+  queued: 'queued',
+  running: 'in_progress',
+  input_required: 'input_required',
+  cancel_requested: 'cancelling',
+  succeeded: 'complete',
+  failed: 'failed',
+  cancelled: 'cancelled',
+};
+
+export function toGenerationStatus(job: Job): GenerationStatusView {
+  const view = toJobView(job);
+  const input = job.input ?? {};
+  const result = (view.result ?? {}) as { variantIds?: string[]; creditsCaptured?: number };
+  return {
+    jobId: view.id,
+    taskId: view.taskId,
+    campaignId: view.subjectId ?? '',
+    mode: (input as { mode?: 'start' | 'regenerate' }).mode ?? 'start',
+    status: STATUS[view.status],
+    step: view.progress.step ?? null,
+    progress: view.progress.fraction,
+    message: view.progress.message ?? null,
+    steps: ((input as { steps?: GenerationStep[] }).steps ?? []) as GenerationStep[],
+    variantIds: result.variantIds ?? [],
+    creditsCaptured: typeof result.creditsCaptured === 'number' ? result.creditsCaptured : null,
+    error: view.error ?? null,
+    createdAt: view.createdAt,
+    finishedAt: view.finishedAt,
+    pollIntervalMs: 2000,
+  };
+}
+
+export type LaunchOutcome =
+  | { status: 'quote_required'; quote: QuoteView }
+  | { status: 'started' | 'already_running'; job: Job; campaignId: string };
+
+export function createGenerationLauncher(deps: {
+  jobs: JobsService;
+  quotes: QuotesService;
+  credits: CreditsService;
+  campaigns: CampaignsService;
+  generation: GenerationService;
+}) {
+  const { jobs, quotes, credits, campaigns, generation } = deps;
+
+  async function activeGeneration(scope: WorkspaceScope, campaignId: string): Promise<Job | null> {
+    const latest = await jobs.latestFor(scope, GENERATION_KIND, campaignId);
+    return latest && !['succeeded', 'failed', 'cancelled'].includes(latest.status) ? latest : null;
+  }
+
+  /** Releases a reservation made for a job that did not start (or was a duplicate). */
+  async function refund(scope: WorkspaceScope, jobId: string) {
+    await credits.releaseRemaining(scope.em, {
+      workspaceId: scope.workspaceId,
+      idempotencyKey: `${jobId}:release`,
+      reference: jobId,
+      description: 'the job did not start; credits returned',
+      actor: scope.actor,
+    });
+  }
+
+  async function launch(
+    scope: WorkspaceScope,
+    input: {
+      operation: string;
+      args: Record<string, unknown>;
+      quoteId: string | undefined;
+      mode: 'start' | 'regenerate';
+      fromStep: GenerationStep;
+      campaignId: string | null;
+      createCampaign: (() => Promise<string>) | null;
+      intent: string;
+      includeImages: boolean;
+      variantCount: number;
+      channels: string[];
+      style: string | null;
+      sourceJobId: string | null;
+    },
+  ): Promise<LaunchOutcome> {
+    if (input.campaignId) {
+      const running = await activeGeneration(scope, input.campaignId);
+      if (running) return { status: 'already_running', job: running, campaignId: input.campaignId };
+    }
+    const lines = generationLines({
+      fromStep: input.fromStep,
+      includeImages: input.includeImages,
+      variantCount: input.variantCount,
+    });
+    if (!input.quoteId)
+      return { status: 'quote_required', quote: await quotes.quote(scope, input.operation, input.args, lines) };
+
+    const jobId = newId('job');
+    await quotes.redeem(scope, {
+      quoteId: input.quoteId,
+      operation: input.operation,
+      args: input.args,
+      reference: jobId,
+    });
+    let campaignId = input.campaignId;
+    let begun = false;
+    try {
+      campaignId ??= await input.createCampaign!();
+      await generation.beginGeneration(scope, campaignId);
+      begun = true;
+      const steps = stepsFrom(input.fromStep, input.includeImages);
+      const prices = Object.fromEntries(lines.map((line) => [line.step, line.credits]));
+      const { job, reused } = await jobs.start(scope, {
+        jobId,
+        kind: GENERATION_KIND,
+        workflowType: 'campaignGenerationWorkflow',
+        businessKey: campaignId,
+        subjectId: campaignId,
+        campaignId,
+        input: {
+          campaignId,
+          mode: input.mode,
+          fromStep: input.fromStep,
+          steps,
+          prices,
+          intent: input.intent,
+          includeImages: input.includeImages,
+          variantCount: input.variantCount,
+          channels: input.channels,
+          style: input.style,
+          sourceJobId: input.sourceJobId,
+          actor: scope.actor,
+        },
+        summary: `${input.mode === 'start' ? 'Generate' : `Regenerate from ${input.fromStep}`} campaign ${campaignId}`,
+      });
+      if (reused) {
+        await refund(scope, jobId);
+        return { status: 'already_running', job, campaignId };
+      }
+      return { status: 'started', job, campaignId };
+    } catch (error) {
+      await refund(scope, jobId);
+      if (begun && campaignId)
+        await generation.endGeneration(scope.em, { workspaceId: scope.workspaceId, campaignId, outcome: 'failed' });
+      throw error;
+    }
+  }
+
+  return {
+    activeGeneration,
+
+    async start(scope: WorkspaceScope, raw: z.input<typeof StartArgs> & { quoteId?: string }): Promise<LaunchOutcome> {
+      const { quoteId, ...rest } = raw;
+      const args = parseInput(StartArgs, rest, 'generation');
+      let channels = args.channels;
+      if (args.campaignId) {
+        const campaign = await campaigns.get(scope, args.campaignId);
+        if (campaign.status === 'archived')
+          throw new ConflictError(
+            'The campaign is archived; restore it (update with status "ready") before generating',
+          );
+        channels ??= campaign.channels as unknown as typeof channels;
+      } else if (args.productIds?.length) {
+        // Fail before quoting when a product is unknown, so a quote never covers a call that cannot run.
+        await campaigns.assertProducts(scope, args.productIds);
+      }
+      return launch(scope, {
+        operation: 'generate_campaign.start',
+        args: rest,
+        quoteId,
+        mode: 'start',
+        fromStep: 'brief',
+        campaignId: args.campaignId ?? null,
+        createCampaign: args.campaignId
+          ? null
+          : async () =>
+              (
+                await campaigns.create(scope, {
+                  name: args.name ?? args.intent.slice(0, 80),
+                  objective: args.intent,
+                  productIds: args.productIds ?? [],
+                  channels: args.channels ?? ['web'],
+                })
+              ).id,
+        intent: args.intent,
+        includeImages: args.includeImages ?? true,
+        variantCount: args.variantCount ?? 3,
+        channels: channels ?? ['web'],
+        style: args.style ?? null,
+        sourceJobId: null,
+      });
+    },
+
+    async regenerate(
+      scope: WorkspaceScope,
+      raw: z.input<typeof RegenerateArgs> & { quoteId?: string },
+    ): Promise<LaunchOutcome> {
+      const { quoteId, ...rest } = raw;
+      const args = parseInput(RegenerateArgs, rest, 'regeneration');
+      const campaign = await campaigns.get(scope, args.campaignId);
+      if (campaign.status === 'archived')
+        throw new ConflictError('The campaign is archived; restore it before regenerating');
+      const previous = await jobs.latestSucceeded(scope, GENERATION_KIND, args.campaignId);
+      if (!previous && args.fromStep !== 'brief') {
+        throw new ValidationError(
+          `The campaign has no completed generation to continue from ${args.fromStep}; use fromStep "brief" or mode "start"`,
+        );
+      }
+      const earlier = (previous?.input ?? {}) as {
+        intent?: string;
+        includeImages?: boolean;
+        variantCount?: number;
+        channels?: string[];
+      };
+      return launch(scope, {
+        operation: 'generate_campaign.regenerate',
+        args: rest,
+        quoteId,
+        mode: 'regenerate',
+        fromStep: args.fromStep,
+        campaignId: args.campaignId,
+        createCampaign: null,
+        intent: args.intent ?? earlier.intent ?? campaign.objective ?? campaign.name,
+        includeImages: args.includeImages ?? earlier.includeImages ?? true,
+        variantCount: args.variantCount ?? earlier.variantCount ?? 3,
+        channels: args.channels ?? earlier.channels ?? campaign.channels,
+        style: args.style ?? null,
+        sourceJobId: previous?.id ?? null,
+      });
+    },
+
+    async status(scope: WorkspaceScope, campaignId: string): Promise<GenerationStatusView | null> {
+      await campaigns.get(scope, campaignId);
+      const job = await jobs.latestFor(scope, GENERATION_KIND, campaignId);
+      return job ? toGenerationStatus(job) : null;
+    },
+  };
+}
+
+export type GenerationLauncher = ReturnType<typeof createGenerationLauncher>;

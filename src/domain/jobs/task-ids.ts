@@ -1,0 +1,10 @@
+import { randomBytes } from 'node:crypto';
+
+/** An MCP task id: `tsk_` plus 192 random bits, so task handles cannot be guessed. */
+export function newTaskId(): string {
+  return `tsk_${randomBytes(24).toString('base64url')}`;
+}
+
+export function isTaskIdShape(value: string): boolean {
+  return /^tsk_[A-Za-z0-9_-]{32}$/.test(value);
+}

@@ -1,0 +1,90 @@
+/**
+ * A product CSV import: fetch the file from the open web (SSRF-guarded), then import its rows in batches.
+ * Each batch records its rows by (job, row number), so a retried or resumed batch never creates a product
+ * twice; progress is reported per batch. Cancellation stops between batches; rows already imported stay.
+ * Imports are free: no credits are involved.
+ */
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  isCancellation,
+  proxyActivities,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities/index.ts';
+
+export interface ProductImportInput {
+  jobId: string;
+  workspaceId: string;
+  sourceUrl: string;
+  actor: string;
+}
+
+export interface ProductImportResult {
+  [key: string]: unknown;
+  rows: number;
+  created: number;
+  skipped: number;
+  errors: { row: number; message: string }[];
+}
+
+const BATCH = 100;
+
+const bookkeeping = proxyActivities<Activities>({
+  startToCloseTimeout: '30s',
+  retry: { initialInterval: '500ms', maximumInterval: '10s' },
+});
+
+const importer = proxyActivities<Activities>({
+  startToCloseTimeout: '5m',
+  heartbeatTimeout: '30s',
+  retry: {
+    initialInterval: '1s',
+    maximumInterval: '10s',
+    maximumAttempts: 5,
+    nonRetryableErrorTypes: ['validation_failed', 'not_found', 'conflict'],
+  },
+});
+
+export async function productImportWorkflow(input: ProductImportInput): Promise<ProductImportResult> {
+  const { jobId, workspaceId } = input;
+  await bookkeeping.markJobRunning(jobId);
+  try {
+    const { rows } = await importer.fetchProductCsv({ jobId, workspaceId, sourceUrl: input.sourceUrl });
+    const result: ProductImportResult = { rows, created: 0, skipped: 0, errors: [] };
+    for (let start = 0; start < rows; start += BATCH) {
+      const batch = await importer.importProductRows({
+        jobId,
+        workspaceId,
+        start,
+        count: Math.min(BATCH, rows - start),
+        actor: input.actor,
+      });
+      result.created += batch.created;
+      result.skipped += batch.skipped;
+      result.errors.push(...batch.errors.slice(0, Math.max(0, 100 - result.errors.length)));
+      await bookkeeping.reportJobProgress(jobId, {
+        fraction: Math.min(1, (start + BATCH) / rows),
+        step: 'import',
+        message: `${Math.min(rows, start + BATCH)} of ${rows} rows`,
+      });
+    }
+    await bookkeeping.completeJob(jobId, result);
+    return result;
+  } catch (error) {
+    const cancelled = isCancellation(error);
+    await CancellationScope.nonCancellable(async () => {
+      if (cancelled) await bookkeeping.markJobCancelled(jobId);
+      else {
+        const cause = error instanceof ActivityFailure ? error.cause : error;
+        await bookkeeping.failJob(
+          jobId,
+          cause instanceof ApplicationFailure
+            ? { code: cause.type ?? 'import_failed', message: cause.message }
+            : { code: 'import_failed', message: 'The import failed' },
+        );
+      }
+    });
+    throw error;
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * A render: a video from a template, a campaign video from its variants, or a still. One heartbeating
+ * activity renders (ffmpeg's progress flows into the job row through heartbeats) and stores the output; the
+ * workflow then captures the quoted credits once (`<jobId>:capture:render`). A worker killed mid-render is
+ * noticed by the heartbeat timeout and the render runs again on another worker; the capture still happens
+ * exactly once. Cancellation stops ffmpeg and releases the credits.
+ */
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  isCancellation,
+  proxyActivities,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities/index.ts';
+import type { RenderRequest, RenderOutput } from '../src/domain/renders/render.types.ts';
+
+export interface RenderWorkflowInput {
+  jobId: string;
+  workspaceId: string;
+  request: RenderRequest;
+  credits: number;
+  actor: string;
+}
+
+const bookkeeping = proxyActivities<Activities>({
+  startToCloseTimeout: '30s',
+  retry: { initialInterval: '500ms', maximumInterval: '10s' },
+});
+
+const renderer = proxyActivities<Activities>({
+  startToCloseTimeout: '30m',
+  heartbeatTimeout: '10s',
+  retry: {
+    initialInterval: '1s',
+    maximumInterval: '10s',
+    maximumAttempts: 5,
+    nonRetryableErrorTypes: ['validation_failed', 'not_found', 'conflict'],
+  },
+});
+
+export async function renderWorkflow(input: RenderWorkflowInput): Promise<RenderOutput> {
+  const { jobId, workspaceId } = input;
+  await bookkeeping.markJobRunning(jobId);
+  try {
+    const output = await renderer.renderMedia({ jobId, workspaceId, request: input.request });
+    if (input.credits > 0)
+      await bookkeeping.captureJobCredits({
+        workspaceId,
+        jobId,
+        step: 'render',
+        amount: input.credits,
+        actor: input.actor,
+      });
+    await bookkeeping.releaseJobCredits({ workspaceId, jobId, actor: input.actor });
+    await bookkeeping.completeJob(jobId, { output });
+    return output;
+  } catch (error) {
+    const cancelled = isCancellation(error);
+    await CancellationScope.nonCancellable(async () => {
+      await bookkeeping.releaseJobCredits({ workspaceId, jobId, actor: input.actor });
+      if (cancelled) await bookkeeping.markJobCancelled(jobId);
+      else {
+        const cause = error instanceof ActivityFailure ? error.cause : error;
+        await bookkeeping.failJob(
+          jobId,
+          cause instanceof ApplicationFailure
+            ? { code: cause.type ?? 'render_failed', message: cause.message }
+            : { code: 'render_failed', message: 'The render failed; the credits were returned' },
+        );
+      }
+    });
+    throw error;
+  }
+}
