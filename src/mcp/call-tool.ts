@@ -99,6 +99,7 @@ export async function callTool(
   }
   try {
     const output = await action.run(ctx, parsed.data as never);
+    if (output.job) ctx.onJob?.(output.job);
     if (!mutation) return toToolResult(output);
     await audit('success', auditDetailsOf(output.structured));
     const workspace = { id: ctx.principal.workspaceId, name: ctx.principal.workspaceName };

@@ -32,6 +32,8 @@ export interface ToolContext {
   profile: string;
   /** Every profile with its live tools (computed once at boot). */
   profileSummaries: readonly ProfileSummary[];
+  /** Told about the long job an action started or found running (the server answers with a task handle). */
+  onJob?: (job: { taskId: string; jobId: string }) => void;
   /** Appends to the workspace's audit log (the wrapper records every mutation through it). */
   audit(entry: {
     action: string;

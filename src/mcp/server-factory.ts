@@ -7,6 +7,8 @@
  */
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { ProtocolError, ProtocolErrorCode, Server, type McpRequestContext } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import { AppError } from '../errors.ts';
 import { actorOf, type Principal } from '../auth/principal.ts';
 import type { Logger } from '../logger.ts';
 import { PLATFORM_NAME, PLATFORM_VERSION } from '../version.ts';
@@ -17,6 +19,54 @@ import { CATALOGUE, PROFILE_SUMMARIES, type CompiledProfile } from './registry.t
 import { inspectorHtml } from './ui/campaign-inspector.ts';
 import { compileResources, listResources, readResource, type CompiledResources } from './resources.ts';
 import type { McpServices } from './services.ts';
+import { createTaskOperations, createTaskResult, TASKS_EXTENSION, TASK_TOOLS, wantsTask } from './tasks.ts';
+
+/** Thrown by the tools/call handler to hand a task-creation result past the SDK's CallToolResult check. */
+class TaskCreated {
+  readonly result: Record<string, unknown>;
+  constructor(result: Record<string, unknown>) {
+    this.result = result;
+  }
+}
+
+/**
+ * The SDK's `Server`, letting a task-creation result out of `tools/call`: the SDK validates every tools/call
+ * result as a CallToolResult, which a `CreateTaskResult` (2025) or a `resultType: "task"` result (2026) is
+ * not. Everything else is the SDK's own behaviour.
+ */
+class PlatformServer extends Server {
+  protected override _wrapHandler(
+    method: string,
+    handler: Parameters<Server['_wrapHandler']>[1],
+  ): ReturnType<Server['_wrapHandler']> {
+    const wrapped = super._wrapHandler(method, handler);
+    if (method !== 'tools/call') return wrapped;
+    return async (request, ctx) => {
+      try {
+        return await wrapped(request, ctx);
+      } catch (error) {
+        if (error instanceof TaskCreated) return error.result as never;
+        throw error;
+      }
+    };
+  }
+}
+
+/** Domain errors inside task methods become JSON-RPC "invalid params" with their safe message. */
+async function asProtocolErrors<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof AppError) throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
+    throw error;
+  }
+}
+
+const TaskIdParams = z.looseObject({ taskId: z.string().max(100) });
+const TaskUpdateParams = z.looseObject({
+  taskId: z.string().max(100),
+  inputResponses: z.record(z.string(), z.unknown()),
+});
 
 /** What the HTTP edge hands to the factory through `authInfo.extra`. */
 export interface McpCallerInfo {
@@ -45,12 +95,20 @@ export function createMcpServerFactory(deps: McpServerFactoryDeps) {
   // Per profile, once: which prompts, resource templates and flows it shows, and their listings.
   const compiled = new Map<
     string,
-    { resources: CompiledResources; promptListing: ReturnType<typeof promptListing>[] }
+    {
+      resources: CompiledResources;
+      promptListing: ReturnType<typeof promptListing>[];
+      /** The 2025-era listing: long tools declare optional task support (`execution.taskSupport`). */
+      legacyListing: CompiledProfile['listing'];
+    }
   >();
   for (const [name, profile] of catalogue) {
     const resources = compileResources(profile);
     if (resources.showsInspector) inspectorHtml(); // build the widget page at boot: a broken bundle fails here, not on a read
-    compiled.set(name, { resources, promptListing: resources.prompts.map(promptListing) });
+    const legacyListing = profile.listing.map((tool) =>
+      TASK_TOOLS.includes(tool.name) ? { ...tool, execution: { taskSupport: 'optional' as const } } : tool,
+    );
+    compiled.set(name, { resources, promptListing: resources.prompts.map(promptListing), legacyListing });
   }
   return function buildServer({ era, authInfo }: McpRequestContext): Server {
     const caller = authInfo?.extra as McpCallerInfo | undefined;
@@ -58,13 +116,16 @@ export function createMcpServerFactory(deps: McpServerFactoryDeps) {
     const profile = catalogue.get(caller.profile);
     const extras = compiled.get(caller.profile);
     if (!profile || !extras) throw new Error(`Unknown profile ${caller.profile}`);
-    const server = new Server(
+    const server = new PlatformServer(
       { name: PLATFORM_NAME, title: 'Campaign platform', version: PLATFORM_VERSION },
       {
         capabilities: {
           tools: { listChanged: false },
           resources: { listChanged: false, subscribe: false },
           prompts: { listChanged: false },
+          ...(era === 'legacy'
+            ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }
+            : { extensions: { [TASKS_EXTENSION]: {} } }),
         },
         instructions: SERVER_INSTRUCTIONS,
       },
@@ -77,7 +138,36 @@ export function createMcpServerFactory(deps: McpServerFactoryDeps) {
     const resourceCaller = () => ({ principal: caller.principal, scope: scope(), services: deps.services, profile });
     const log = deps.log.child({ requestId: caller.requestId, workspaceId: caller.principal.workspaceId });
 
-    server.setRequestHandler('tools/list', async () => ({ tools: [...profile.listing] }));
+    const tools = era === 'legacy' ? extras.legacyListing : profile.listing;
+    server.setRequestHandler('tools/list', async () => ({ tools: [...tools] }));
+
+    const tasks = createTaskOperations({ services: deps.services, scope });
+    if (era === 'legacy') {
+      // The 2025 task methods are spec methods of that era, validated by the SDK's own schemas; the SDK keeps
+      // them out of its typed method list (they are experimental there), hence the untyped registration.
+      type LegacyHandler = (
+        request: { params?: Record<string, unknown> },
+        ctx: { mcpReq: { signal?: AbortSignal } },
+      ) => Promise<unknown>;
+      const onLegacy = (method: string, handler: LegacyHandler) =>
+        (server.setRequestHandler as unknown as (method: string, handler: LegacyHandler) => void).call(
+          server,
+          method,
+          handler,
+        );
+      onLegacy('tasks/get', async (request) => tasks.legacyGet(request.params?.taskId));
+      onLegacy('tasks/result', async (request, ctx) => tasks.legacyResult(request.params?.taskId, ctx.mcpReq.signal));
+      onLegacy('tasks/list', async (request) => tasks.legacyList(request.params?.cursor));
+      onLegacy('tasks/cancel', async (request) => tasks.legacyCancel(request.params?.taskId));
+    } else {
+      server.setRequestHandler('tasks/get', { params: TaskIdParams }, async (params) => tasks.modernGet(params.taskId));
+      server.setRequestHandler('tasks/update', { params: TaskUpdateParams }, async (params) =>
+        asProtocolErrors(() => tasks.modernUpdate(params.taskId, params.inputResponses)),
+      );
+      server.setRequestHandler('tasks/cancel', { params: TaskIdParams }, async (params) =>
+        tasks.modernCancel(params.taskId),
+      );
+    }
 
     server.setRequestHandler('resources/list', async () => ({
       resources: listResources(resourceCaller(), extras.resources),
@@ -95,8 +185,12 @@ export function createMcpServerFactory(deps: McpServerFactoryDeps) {
       return getPrompt(prompt, request.params.arguments);
     });
 
-    server.setRequestHandler('tools/call', async (request) => {
+    server.setRequestHandler('tools/call', async (request, requestContext) => {
+      let job: { taskId: string; jobId: string } | null = null;
       const ctx: ToolContext = {
+        onJob: (started) => {
+          job = started;
+        },
         principal: caller.principal,
         scope: scope(),
         services: deps.services,
@@ -112,7 +206,22 @@ export function createMcpServerFactory(deps: McpServerFactoryDeps) {
             requestId: caller.requestId,
           }),
       };
-      return callTool(profile, request.params.name, request.params.arguments, ctx);
+      const result = await callTool(profile, request.params.name, request.params.arguments, ctx);
+      const started = job as { taskId: string; jobId: string } | null;
+      if (
+        started &&
+        !result.isError &&
+        wantsTask(
+          era,
+          request.params as Record<string, unknown>,
+          requestContext.mcpReq.envelope as Record<string, unknown> | undefined,
+        )
+      ) {
+        const row = await deps.services.jobs.get(scope(), started.jobId);
+        const text = result.content.find((block) => block.type === 'text');
+        throw new TaskCreated(createTaskResult(row, era, text && 'text' in text ? text.text : ''));
+      }
+      return result;
     });
 
     return server;

@@ -1,0 +1,325 @@
+/**
+ * MCP task handles for long jobs, in both protocol eras, mapped onto our Job rows (and so onto Temporal
+ * workflows): task id = `Job.taskId` (unguessable, 192 bits), status read from the row (cheap to poll),
+ * `tasks/cancel` = the job's cooperative cancellation (a Temporal workflow cancellation).
+ *
+ * - 2025-11-25 (experimental tasks, SEP-1686): a `tools/call` carrying `task` gets a `CreateTaskResult`
+ *   (`{task}`); `tasks/get`, `tasks/result` (blocks until the job ends), `tasks/list`, `tasks/cancel`.
+ * - 2026-07-28 (`io.modelcontextprotocol/tasks` extension, SEP-2663): a `tools/call` whose per-request client
+ *   capabilities name the extension gets a flat `resultType: "task"` result; `tasks/get` returns the detailed
+ *   task (inlined result, or the approval a film waits for as `inputRequests`), `tasks/update` answers such
+ *   an approval, `tasks/cancel` is an empty acknowledgement.
+ *
+ * A call that negotiated nothing gets the ordinary result at once (it already names the job); no request is
+ * ever held open for a job except `tasks/result`, which the client asks for explicitly. A task id of another
+ * workspace is indistinguishable from an unknown one.
+ */
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { toFilmView } from '../domain/films/films.service.ts';
+import { FilmCommission } from '../domain/films/film-commission.entity.ts';
+import { GENERATION_KIND, toGenerationStatus } from '../domain/generation/generation-launcher.ts';
+import { Job } from '../domain/jobs/job.entity.ts';
+import { isTerminalJobStatus } from '../domain/jobs/job-status.ts';
+import { toJobView } from '../domain/jobs/jobs.service.ts';
+import { PRODUCT_IMPORT_KIND } from '../domain/products/product-imports.service.ts';
+import { RENDER_KIND, toRenderStatus } from '../domain/renders/renders.service.ts';
+import type { WorkspaceScope } from '../domain/shared/scope.ts';
+import { FILM_KIND } from '../domain/films/films.service.ts';
+import type { McpServices } from './services.ts';
+
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+export const RELATED_TASK_META = 'io.modelcontextprotocol/related-task';
+/** Kinds of job that are MCP tasks (internal jobs such as republishing are not). */
+export const TASK_KINDS = [GENERATION_KIND, RENDER_KIND, FILM_KIND, PRODUCT_IMPORT_KIND] as const;
+/** Tools whose calls may start a long job and so answer with a task handle when one was negotiated. */
+export const TASK_TOOLS: readonly string[] = [
+  'generate_campaign',
+  'render_video',
+  'video_commission',
+  'manage_products',
+];
+/** How often clients should poll, in milliseconds. */
+export const POLL_INTERVAL_MS = 2000;
+const LIST_PAGE_SIZE = 50;
+/** `tasks/result` re-reads the row this often while it waits. */
+const RESULT_WAIT_STEP_MS = 500;
+
+export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+
+export interface JobTaskRef {
+  taskId: string;
+  jobId: string;
+}
+
+/**
+ * The client asked for a task handle: `task` in the params (2025), or the extension in the per-request
+ * client capabilities of the request's `_meta` envelope (2026; the SDK lifts the envelope out of `params`).
+ */
+export function wantsTask(
+  era: 'legacy' | 'modern',
+  params: Record<string, unknown>,
+  envelope: Record<string, unknown> | undefined,
+): boolean {
+  if (era === 'legacy') return typeof params.task === 'object' && params.task !== null;
+  const capabilities = envelope?.['io.modelcontextprotocol/clientCapabilities'] as
+    { extensions?: Record<string, unknown> } | undefined;
+  return Boolean(capabilities?.extensions && TASKS_EXTENSION in capabilities.extensions);
+}
+
+function statusOf(job: Job, era: 'legacy' | 'modern'): TaskStatus {
+  // 2025: a cancelled task must read `cancelled` from the moment tasks/cancel answered (the workflow stops
+  // cooperatively, and its final state is then reported through the domain tools).
+  if (era === 'legacy' && job.cancelRequestedAt) return 'cancelled';
+  switch (job.status) {
+    case 'input_required':
+      return 'input_required';
+    case 'succeeded':
+      return 'completed';
+    case 'failed':
+      return 'failed';
+    case 'cancelled':
+      return 'cancelled';
+    default:
+      return 'working';
+  }
+}
+
+function statusMessageOf(job: Job): string | undefined {
+  if (job.error) return `${job.error.code}: ${job.error.message}`;
+  return job.progress.message ?? job.progress.step ?? undefined;
+}
+
+/** The 2025 `Task` object. Jobs are kept, so results never expire: `ttl` is null (unlimited). */
+export function legacyTask(job: Job) {
+  const message = statusMessageOf(job);
+  return {
+    taskId: job.taskId,
+    status: statusOf(job, 'legacy'),
+    ...(message ? { statusMessage: message } : {}),
+    createdAt: job.createdAt.toISOString(),
+    lastUpdatedAt: job.updatedAt.toISOString(),
+    ttl: null,
+    pollInterval: POLL_INTERVAL_MS,
+  };
+}
+
+/** The 2026 flat task fields (shared by `CreateTaskResult` and the detailed `tasks/get` answer). */
+function modernTaskFields(job: Job) {
+  const message = statusMessageOf(job);
+  return {
+    taskId: job.taskId,
+    status: statusOf(job, 'modern'),
+    ...(message ? { statusMessage: message } : {}),
+    createdAt: job.createdAt.toISOString(),
+    lastUpdatedAt: job.updatedAt.toISOString(),
+    ttlMs: null,
+    pollIntervalMs: POLL_INTERVAL_MS,
+  };
+}
+
+/** What `tools/call` answers when a task was negotiated. */
+export function createTaskResult(job: Job, era: 'legacy' | 'modern', immediate: string): Record<string, unknown> {
+  const meta = { 'io.modelcontextprotocol/model-immediate-response': immediate };
+  return era === 'legacy'
+    ? { task: legacyTask(job), _meta: meta }
+    : { resultType: 'task', ...modernTaskFields(job), _meta: meta };
+}
+
+export function createTaskOperations(deps: { services: McpServices; scope: () => WorkspaceScope }) {
+  const { services } = deps;
+
+  async function find(taskId: unknown): Promise<Job> {
+    if (typeof taskId !== 'string' || taskId.length > 100) {
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'taskId must be a task id string');
+    }
+    const job = await services.jobs.getByTaskId(deps.scope(), taskId);
+    if (!job || !(TASK_KINDS as readonly string[]).includes(job.kind)) {
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown task: ${taskId}`);
+    }
+    return job;
+  }
+
+  /** The job's outcome as a tool result (what the long tool "would have returned" once done). */
+  async function finalResult(job: Job): Promise<{
+    content: { type: 'text'; text: string }[];
+    structuredContent: Record<string, unknown>;
+    isError?: boolean;
+  }> {
+    let structured: Record<string, unknown>;
+    let text: string;
+    if (job.kind === GENERATION_KIND) {
+      const generation = toGenerationStatus(job);
+      structured = { kind: 'generation', generation };
+      text =
+        generation.status === 'complete'
+          ? `Generation complete: ${generation.variantIds.length} variant(s) on campaign ${generation.campaignId}.`
+          : `Generation ${generation.status}.`;
+    } else if (job.kind === RENDER_KIND) {
+      const render = toRenderStatus(job);
+      structured = { kind: 'render', render };
+      text = render.output ? `Render complete: ${render.output.url}` : `Render ${render.status}.`;
+    } else if (job.kind === FILM_KIND) {
+      const film = await deps
+        .scope()
+        .em.findOne(FilmCommission, { id: job.subjectId ?? '', workspace: job.workspace.id });
+      structured = { kind: 'film', film: film ? toFilmView(film, job) : null, job: toJobView(job) };
+      text = film ? `Film ${film.id} is ${film.status}.` : `Film job ${job.status}.`;
+    } else {
+      const view = toJobView(job);
+      structured = { kind: 'product_import', importJob: view };
+      const result = view.result as { created?: number; skipped?: number } | null;
+      text = result
+        ? `Import finished: ${result.created ?? 0} created, ${result.skipped ?? 0} skipped.`
+        : `Import ${view.status}.`;
+    }
+    if (job.status === 'failed' && job.error) text = `${job.error.code}: ${job.error.message}`;
+    return {
+      content: [{ type: 'text', text }],
+      structuredContent: structured,
+      ...(job.status === 'failed' ? { isError: true } : {}),
+    };
+  }
+
+  /** The approval a film waits for, as a 2026 input request (an elicitation form). */
+  function inputRequestsOf(job: Job) {
+    return {
+      approval: {
+        method: 'elicitation/create',
+        params: {
+          mode: 'form',
+          message: job.progress.message ?? 'Approve the film stage, or revise it with notes',
+          requestedSchema: {
+            type: 'object',
+            properties: {
+              decision: { type: 'string', enum: ['approve', 'revise'], description: 'approve, or revise with notes' },
+              notes: { type: 'string', description: 'What to change (revise).' },
+              quoteId: {
+                type: 'string',
+                description: 'revise: the quote video_commission revise returned (revisions cost credits).',
+              },
+            },
+            required: ['decision'],
+          },
+        },
+      },
+    };
+  }
+
+  return {
+    find,
+    finalResult,
+
+    // --- 2025-11-25 -------------------------------------------------------------------------------------
+    async legacyGet(taskId: unknown) {
+      return legacyTask(await find(taskId));
+    },
+
+    /** Blocks until the job ends (or the request is aborted), then returns what the tool call produced. */
+    async legacyResult(taskId: unknown, signal: AbortSignal | undefined) {
+      let job = await find(taskId);
+      while (!isTerminalJobStatus(job.status)) {
+        await new Promise((resolve) => setTimeout(resolve, RESULT_WAIT_STEP_MS));
+        if (signal?.aborted) throw new ProtocolError(ProtocolErrorCode.InternalError, 'The request was cancelled');
+        job = await find(taskId);
+      }
+      const result = await finalResult(job);
+      return { ...result, _meta: { [RELATED_TASK_META]: { taskId: job.taskId } } };
+    },
+
+    async legacyList(cursor: unknown) {
+      const scope = deps.scope();
+      let after: { createdAt: Date; id: string } | null = null;
+      if (cursor !== undefined) {
+        const [at, id] = typeof cursor === 'string' ? Buffer.from(cursor, 'base64url').toString('utf8').split('|') : [];
+        const createdAt = new Date(at ?? '');
+        if (!id || Number.isNaN(createdAt.getTime()))
+          throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid cursor');
+        after = { createdAt, id };
+      }
+      const rows = await scope.em.find(
+        Job,
+        {
+          workspace: scope.workspaceId,
+          kind: { $in: [...TASK_KINDS] },
+          ...(after
+            ? { $or: [{ createdAt: { $lt: after.createdAt } }, { createdAt: after.createdAt, id: { $lt: after.id } }] }
+            : {}),
+        },
+        { orderBy: { createdAt: 'desc', id: 'desc' }, limit: LIST_PAGE_SIZE + 1 },
+      );
+      const page = rows.slice(0, LIST_PAGE_SIZE);
+      const last = page[page.length - 1];
+      return {
+        tasks: page.map(legacyTask),
+        ...(rows.length > LIST_PAGE_SIZE && last
+          ? { nextCursor: Buffer.from(`${last.createdAt.toISOString()}|${last.id}`).toString('base64url') }
+          : {}),
+      };
+    },
+
+    async legacyCancel(taskId: unknown) {
+      const job = await find(taskId);
+      if (isTerminalJobStatus(job.status) || job.cancelRequestedAt) {
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          `Task ${job.taskId} is already ${statusOf(job, 'legacy')}`,
+        );
+      }
+      return legacyTask(await services.jobs.requestCancel(deps.scope(), job.id));
+    },
+
+    // --- 2026-07-28 extension ---------------------------------------------------------------------------
+    async modernGet(taskId: unknown) {
+      const job = await find(taskId);
+      const fields = modernTaskFields(job);
+      if (job.status === 'succeeded' || job.status === 'failed') {
+        // A job that failed is a tool result with isError (the call itself succeeded): status `completed`.
+        return { ...fields, status: 'completed', result: await finalResult(job) };
+      }
+      if (job.status === 'input_required') return { ...fields, inputRequests: inputRequestsOf(job) };
+      return fields;
+    },
+
+    /** Answers the approval a film waits for. A revision needs the quote `video_commission revise` returns. */
+    async modernUpdate(taskId: unknown, inputResponses: unknown) {
+      const job = await find(taskId);
+      if (job.kind !== FILM_KIND || job.status !== 'input_required') {
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Task ${job.taskId} is not waiting for input`);
+      }
+      const response = (
+        inputResponses as Record<string, { action?: string; content?: Record<string, unknown> }> | undefined
+      )?.approval;
+      if (!response || response.action !== 'accept' || !response.content) {
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          'inputResponses.approval must be an accepted form with a decision',
+        );
+      }
+      const { decision, notes, quoteId } = response.content as { decision?: string; notes?: string; quoteId?: string };
+      const commissionId = job.subjectId ?? '';
+      if (decision === 'approve') await services.films.approve(deps.scope(), commissionId);
+      else if (decision === 'revise') {
+        if (typeof quoteId !== 'string') {
+          throw new ProtocolError(
+            ProtocolErrorCode.InvalidParams,
+            'A revision costs credits: call video_commission revise (without quoteId) for a quote, then answer with its quoteId',
+          );
+        }
+        await services.films.revise(deps.scope(), {
+          commissionId,
+          notes: typeof notes === 'string' ? notes : '',
+          quoteId,
+        });
+      } else throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'decision must be "approve" or "revise"');
+      return {};
+    },
+
+    async modernCancel(taskId: unknown) {
+      const job = await find(taskId);
+      if (!isTerminalJobStatus(job.status)) await services.jobs.requestCancel(deps.scope(), job.id);
+      return {};
+    },
+  };
+}
+
+export type TaskOperations = ReturnType<typeof createTaskOperations>;
