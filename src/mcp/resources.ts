@@ -11,6 +11,8 @@
  * An id of another workspace (or none at all) is "resource not found", exactly like an id that does not
  * exist. Listings are computed once per profile at boot; reads go to the domain services.
  */
+import { describePriceList } from '../domain/credits/price-list.ts';
+import { POLL_INTERVAL_MS, TASK_TOOLS } from './tasks.ts';
 import {
   ResourceNotFoundError,
   type Resource,
@@ -131,6 +133,8 @@ export interface CompiledResources {
   templates: readonly ResourceTemplate[];
   showsInspector: boolean;
   flows: typeof FLOWS;
+  /** The profile's long tools (they answer with task handles when tasks are negotiated). */
+  taskTools: string[];
 }
 
 export function compileResources(profile: CompiledProfile): CompiledResources {
@@ -141,6 +145,7 @@ export function compileResources(profile: CompiledProfile): CompiledResources {
     templates: full ? RESOURCE_TEMPLATES : [],
     showsInspector: visible.has('query_campaigns'),
     flows: FLOWS.filter((flow) => flow.tools.every((tool) => visible.has(tool))),
+    taskTools: TASK_TOOLS.filter((tool) => visible.has(tool)),
   };
 }
 
@@ -278,7 +283,21 @@ function capabilities(caller: ResourceCaller, compiled: CompiledResources) {
       maxPageSize: MAX_PAGE_SIZE,
       cursor: 'opaque: pass nextCursor back as cursor',
     },
-    extensions: { 'io.modelcontextprotocol/ui': compiled.showsInspector ? { widget: INSPECTOR_URI } : null },
+    // Credit-spending calls quote first (nothing spent), then commit with quoteId; prices per step.
+    credits: {
+      flow: 'call without quoteId for a quote; show it to the user; repeat the same call with quoteId',
+      quoteValidityMinutes: 15,
+      prices: describePriceList(),
+    },
+    tasks: {
+      tools: compiled.taskTools,
+      eras: ['2025-11-25 (task param, tasks/get|result|list|cancel)', '2026-07-28 (io.modelcontextprotocol/tasks)'],
+      pollIntervalMs: POLL_INTERVAL_MS,
+    },
+    extensions: {
+      'io.modelcontextprotocol/ui': compiled.showsInspector ? { widget: INSPECTOR_URI } : null,
+      'io.modelcontextprotocol/tasks': {},
+    },
   };
 }
 
