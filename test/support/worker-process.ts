@@ -24,6 +24,10 @@ export function workerEnv(config: Config): Record<string, string> {
     TEMPORAL_TASK_QUEUE: config.temporal.taskQueue,
     WORKFLOW_BUNDLE_PATH: config.temporal.workflowBundlePath!,
     COOKIE_SECRETS: config.secrets.cookieKeys.join(','),
+    // The same data and media folders as the platform that spawned it, so what the worker stores (renders,
+    // images) is what the platform's media store reads (the defaults would be `.data`, not the test's folder).
+    DATA_DIR: config.dataDir,
+    ...(config.media.store === 'local' ? { MEDIA_DIR: config.media.dir } : {}),
   };
 }
 

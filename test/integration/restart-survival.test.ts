@@ -1,0 +1,325 @@
+/**
+ * Restart survival of paid jobs, with real processes killed the hard way:
+ *
+ * 1. A video render whose worker process is SIGKILLed while ffmpeg encodes: the heartbeat timeout notices,
+ *    the render runs again on a new worker process, the MP4 lands in the media store and the quoted credits
+ *    are captured exactly once.
+ * 2. A campaign generation whose Temporal server (a dev server of this test's own, on a SQLite file) is
+ *    SIGKILLed mid-job and started again on the same file: the workflow carries on where it was and every
+ *    step is captured exactly once.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+import { CreditLedgerEntry } from '../../src/domain/credits/credit-ledger-entry.entity.ts';
+import { Job } from '../../src/domain/jobs/job.entity.ts';
+import { isTerminalJobStatus } from '../../src/domain/jobs/job-status.ts';
+import type { RenderOutput } from '../../src/domain/renders/render.types.ts';
+import type { WorkspaceScope } from '../../src/domain/shared/scope.ts';
+import { findTemplate } from '../../src/domain/video/templates.ts';
+import { startTemporalDevServer, type RunningTemporal } from '../../src/dev/temporal-dev-server.ts';
+import { createTenant, type Tenant } from '../support/factories.ts';
+import { freePort } from '../support/global-setup.ts';
+import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { seedWorkspace } from '../support/seed.ts';
+import { spawnWorker, type WorkerProcess } from '../support/worker-process.ts';
+
+const { temporal: proto } = (await import('@temporalio/proto')).default;
+const EventType = proto.api.enums.v1.EventType;
+
+const workers: WorkerProcess[] = [];
+
+// No worker may outlive its test.
+afterEach(async () => {
+  for (const worker of workers.splice(0)) await worker.kill('SIGKILL');
+});
+
+async function startWorkerProcess(platform: TestPlatform): Promise<WorkerProcess> {
+  const worker = spawnWorker(platform.config);
+  workers.push(worker);
+  await worker.ready;
+  return worker;
+}
+
+function scopeOf(platform: TestPlatform, tenant: Tenant): WorkspaceScope {
+  return { workspaceId: tenant.workspaceId, em: platform.container.orm.em.fork(), actor: 'test:restart' };
+}
+
+async function readJob(platform: TestPlatform, jobId: string): Promise<Job> {
+  return platform.container.orm.em.fork().findOneOrFail(Job, { id: jobId });
+}
+
+async function waitForJob(
+  platform: TestPlatform,
+  jobId: string,
+  until: (job: Job) => boolean,
+  timeoutMs: number,
+  pollMs = 50,
+): Promise<Job> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const job = await readJob(platform, jobId);
+    if (until(job)) return job;
+    if (Date.now() > deadline)
+      throw new Error(
+        `job ${jobId} did not get there in ${timeoutMs} ms: ${JSON.stringify(job.progress)} ${job.status}`,
+      );
+    await sleep(pollMs);
+  }
+}
+
+async function ledgerFor(platform: TestPlatform, jobId: string) {
+  return platform.container.orm.em
+    .fork()
+    .find(CreditLedgerEntry, { reference: jobId }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+}
+
+describe('a render whose worker is SIGKILLed mid-encode', () => {
+  let platform: TestPlatform;
+
+  beforeAll(async () => {
+    platform = await startTestPlatform({ label: 'sigkill' });
+  });
+
+  afterAll(async () => {
+    await platform.close();
+  });
+
+  it('resumes on a new worker process, stores the MP4 and captures its credits exactly once', async () => {
+    const { renders, credits, media } = platform.container.services;
+    const first = await startWorkerProcess(platform);
+    const tenant = await createTenant(platform.container, { credits: 1000 });
+    const seeded = await seedWorkspace(platform.container, tenant, 'Sigkill');
+    const template = findTemplate('tpl_launch_teaser')!;
+    expect(template.durationSeconds).toBe(12);
+
+    const args = { mode: 'video', templateId: template.id, campaignId: seeded.campaignId };
+    const quoted = await renders.render(scopeOf(platform, tenant), args);
+    if (quoted.status !== 'quote_required') throw new Error(`expected a quote, got ${quoted.status}`);
+    const price = quoted.quote.credits;
+    expect(price).toBeGreaterThan(0);
+    const started = await renders.render(scopeOf(platform, tenant), { ...args, quoteId: quoted.quote.id });
+    if (started.status !== 'started') throw new Error(`expected started, got ${started.status}`);
+    const jobId = started.job.id;
+    const key = `${tenant.workspaceId}/renders/${jobId}/video.mp4`;
+
+    // ffmpeg is encoding (past the 5% that composing the frames reports), not yet done: kill the worker.
+    await waitForJob(platform, jobId, (job) => job.progress.fraction > 0.05, 60_000, 20);
+    await first.kill('SIGKILL');
+    const atKill = await readJob(platform, jobId);
+    expect(atKill.status).toBe('running');
+    expect(atKill.progress.fraction).toBeLessThan(1);
+    expect(await media.get(key)).toBeNull();
+    expect((await ledgerFor(platform, jobId)).map((e) => e.kind)).toEqual(['reserve']);
+    expect(await credits.balance(platform.container.orm.em.fork(), tenant.workspaceId)).toEqual({
+      available: 1000 - price,
+      held: price,
+      spent: 0,
+    });
+
+    const second = await startWorkerProcess(platform);
+    const done = await waitForJob(platform, jobId, (job) => isTerminalJobStatus(job.status), 150_000, 200);
+    expect(second.child.exitCode).toBeNull();
+    expect(done.status).toBe('succeeded');
+
+    const output = (done.result as { output: RenderOutput }).output;
+    expect(output).toMatchObject({ key, mimeType: 'video/mp4', width: 1280, height: 720, durationSeconds: 12 });
+    const stored = await media.get(key);
+    expect(stored).not.toBeNull();
+    expect(stored!.contentType).toBe('video/mp4');
+    expect(stored!.bytes.length).toBe(output.bytes);
+    expect(createHash('sha256').update(stored!.bytes).digest('hex')).toBe(output.sha256);
+    expect(stored!.bytes.subarray(4, 8).toString('latin1')).toBe('ftyp');
+
+    // Exactly one capture of the quoted price; nothing left held, nothing released.
+    const entries = await ledgerFor(platform, jobId);
+    expect(entries.map((e) => [e.kind, e.amount])).toEqual([
+      ['reserve', price],
+      ['capture', price],
+    ]);
+    expect(entries.filter((e) => e.kind === 'capture').map((e) => e.idempotencyKey)).toEqual([
+      `${jobId}:capture:render`,
+    ]);
+    expect(await credits.heldFor(platform.container.orm.em.fork(), tenant.workspaceId, jobId)).toBe(0);
+    expect(await credits.balance(platform.container.orm.em.fork(), tenant.workspaceId)).toEqual({
+      available: 1000 - price,
+      held: 0,
+      spent: price,
+    });
+
+    // Temporal agrees: the render activity completed once, on a retry (the first attempt died with its worker).
+    const history = await platform.container.temporal.client.workflow
+      .getHandle(started.job.workflowId, started.job.runId ?? undefined)
+      .fetchHistory();
+    const events = history.events ?? [];
+    expect(events.filter((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED)).toHaveLength(1);
+    const renderScheduled = events.find(
+      (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'renderMedia',
+    )!;
+    const renderStarted = events.filter(
+      (e) =>
+        e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED &&
+        String(e.activityTaskStartedEventAttributes?.scheduledEventId) === String(renderScheduled.eventId),
+    );
+    expect(renderStarted).toHaveLength(1);
+    expect(renderStarted[0]!.activityTaskStartedEventAttributes?.attempt).toBeGreaterThanOrEqual(2);
+  }, 240_000);
+});
+
+describe('a campaign generation whose Temporal server is killed mid-job', () => {
+  const dataDir = path.resolve('.data/test', `temporal-restart-${randomBytes(4).toString('hex')}`);
+  let port: number;
+  let temporal: RunningTemporal | null = null;
+  let platform: TestPlatform;
+
+  async function startTemporal(): Promise<RunningTemporal> {
+    temporal = await startTemporalDevServer({
+      cliPath: process.env.TEST_TEMPORAL_CLI!,
+      dataDir,
+      port,
+      uiPort: null,
+      namespace: 'default',
+    });
+    expect(temporal.process).not.toBeNull();
+    return temporal;
+  }
+
+  beforeAll(async () => {
+    port = await freePort();
+    await startTemporal();
+    platform = await startTestPlatform({ label: 'tmprestart', env: { TEMPORAL_ADDRESS: temporal!.address } });
+  });
+
+  afterAll(async () => {
+    await platform?.close();
+    await temporal?.stop();
+    await fs.rm(dataDir, { recursive: true, force: true });
+  });
+
+  it.each([
+    { name: 'its worker rides out the outage', killWorker: false },
+    { name: 'its worker is SIGKILLed too and another one finishes', killWorker: true },
+  ])(
+    'carries on after the server restarts on the same SQLite file ($name); each step is captured once',
+    async ({ killWorker }) => {
+      const { generation, credits } = platform.container.services;
+      const tenant = await createTenant(platform.container, { credits: 1000 });
+      const scope = () => scopeOf(platform, tenant);
+      const lockKey = `credits:${tenant.workspaceId}`;
+
+      // Started while no worker runs, so nothing happens before the lock below is held.
+      const args = { intent: 'Launch our linen shirts for a hot summer', variantCount: 2, channels: ['web' as const] };
+      const quoted = await generation.start(scope(), args);
+      if (quoted.status !== 'quote_required') throw new Error(`expected a quote, got ${quoted.status}`);
+      const prices = Object.fromEntries(
+        quoted.quote.covers.filter((line) => line.credits > 0).map((line) => [line.step, line.credits]),
+      );
+      expect(Object.keys(prices)).toEqual(['brief', 'copy', 'images']);
+      const total = quoted.quote.credits;
+      const started = await generation.start(scope(), { ...args, quoteId: quoted.quote.id });
+      if (started.status !== 'started') throw new Error(`expected started, got ${started.status}`);
+      const jobId = started.job.id;
+
+      // Every credit posting of this workspace waits for this lock: holding it parks the workflow,
+      // deterministically, in the capture of its first step — the step's work done, its capture not yet posted.
+      const blocker = new pg.Client({ connectionString: platform.config.database.url });
+      await blocker.connect();
+      let worker: WorkerProcess;
+      try {
+        await blocker.query('select pg_advisory_lock(hashtext($1))', [lockKey]);
+        worker = await startWorkerProcess(platform);
+        const deadline = Date.now() + 60_000;
+        for (;;) {
+          const { rows } = await blocker.query<{ waiting: number }>(
+            `select count(*)::int as waiting from pg_locks where locktype = 'advisory' and not granted`,
+          );
+          if (rows[0]!.waiting > 0) break;
+          if (Date.now() > deadline) throw new Error(`the capture never waited for the lock:\n${worker.output()}`);
+          await sleep(50);
+        }
+        const parked = await readJob(platform, jobId);
+        expect(parked.status).toBe('running');
+        expect(parked.progress.step).toBe('brief');
+        expect((await ledgerFor(platform, jobId)).map((e) => e.kind)).toEqual(['reserve']);
+
+        // The Temporal server dies the hard way, mid-job.
+        const server = temporal!.process!;
+        const exited = new Promise<void>((resolve) => server.once('exit', () => resolve()));
+        server.kill('SIGKILL');
+        await exited;
+      } finally {
+        // The parked capture now posts, while Temporal is down: it cannot learn that it did.
+        await blocker.end();
+      }
+      await waitForLedger(platform, jobId, (kinds) => kinds.includes('capture'), 30_000);
+      if (killWorker) await worker.kill('SIGKILL');
+      await sleep(1_000);
+
+      await startTemporal();
+      // A new worker never learns that the capture was posted: the activity times out and runs again.
+      if (killWorker) worker = await startWorkerProcess(platform);
+      const done = await waitForJob(platform, jobId, (job) => isTerminalJobStatus(job.status), 180_000, 200);
+      expect(done.status).toBe('succeeded');
+      expect((done.result as { creditsCaptured: number }).creditsCaptured).toBe(total);
+      // The worker that finished it is alive: the first one rode out the outage (it kept retrying its polls), or
+      // its replacement did the rest.
+      expect(worker.child.exitCode).toBeNull();
+      expect(worker.child.signalCode).toBeNull();
+
+      const entries = await ledgerFor(platform, jobId);
+      const captures = entries.filter((e) => e.kind === 'capture');
+      expect(captures.map((e) => [e.idempotencyKey, e.amount]).sort()).toEqual(
+        Object.entries(prices)
+          .map(([step, amount]) => [`${jobId}:capture:${step}`, amount])
+          .sort(),
+      );
+      expect(entries.filter((e) => e.kind === 'reserve').map((e) => e.amount)).toEqual([total]);
+      expect(entries.filter((e) => e.kind === 'release')).toEqual([]);
+      expect(await credits.heldFor(platform.container.orm.em.fork(), tenant.workspaceId, jobId)).toBe(0);
+      expect(await credits.balance(platform.container.orm.em.fork(), tenant.workspaceId)).toEqual({
+        available: 1000 - total,
+        held: 0,
+        spent: total,
+      });
+
+      // The same run carried on (it was not started again from scratch) and completed once.
+      const handle = platform.container.temporal.client.workflow.getHandle(started.job.workflowId);
+      const description = await handle.describe();
+      expect(description.status.name).toBe('COMPLETED');
+      expect(description.runId).toBe((await readJob(platform, jobId)).runId);
+      const events = (await handle.fetchHistory()).events ?? [];
+      expect(events.filter((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED)).toHaveLength(1);
+      expect(events.filter((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED)).toHaveLength(1);
+      // The first capture (the brief's) was the one in flight at the crash; with its worker gone it ran again.
+      const captureAttempts = events
+        .filter(
+          (e) =>
+            e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED &&
+            events.find((s) => String(s.eventId) === String(e.activityTaskStartedEventAttributes?.scheduledEventId))
+              ?.activityTaskScheduledEventAttributes?.activityType?.name === 'captureJobCredits',
+        )
+        .map((e) => e.activityTaskStartedEventAttributes?.attempt);
+      expect(captureAttempts).toHaveLength(Object.keys(prices).length);
+      if (killWorker) expect(captureAttempts[0]).toBeGreaterThanOrEqual(2);
+      else expect(captureAttempts[0]).toBeGreaterThanOrEqual(1);
+    },
+    300_000,
+  );
+});
+
+async function waitForLedger(
+  platform: TestPlatform,
+  jobId: string,
+  until: (kinds: string[]) => boolean,
+  timeoutMs: number,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const kinds = (await ledgerFor(platform, jobId)).map((e) => e.kind);
+    if (until(kinds)) return;
+    if (Date.now() > deadline) throw new Error(`the ledger of ${jobId} stayed at ${kinds.join(', ')}`);
+    await sleep(50);
+  }
+}
