@@ -78,8 +78,9 @@ export async function campaignGenerationWorkflow(input: CampaignGenerationInput)
   const { jobId, workspaceId, campaignId } = input;
   let creditsCaptured = 0;
   let variantIds: string[] = [];
-  await bookkeeping.markJobRunning(jobId);
+  // Inside the try: a workflow cancelled before its first activity must still refund and close its job.
   try {
+    await bookkeeping.markJobRunning(jobId);
     for (const [index, step] of input.steps.entries()) {
       await bookkeeping.reportJobProgress(jobId, {
         fraction: index / input.steps.length,

@@ -115,8 +115,9 @@ export async function filmCommissionWorkflow(
     return decision;
   };
 
-  await bookkeeping.markJobRunning(jobId);
+  // Inside the try: a workflow cancelled before its first activity must still refund and close its job.
   try {
+    await bookkeeping.markJobRunning(jobId);
     await bookkeeping.setFilmStatus({ commissionId, status: 'scripting' });
     await studio.writeFilmScript({ workspaceId, commissionId, jobId, revision: 0, notes: null });
     await capture('script-0', input.prices.script);

@@ -48,8 +48,9 @@ const importer = proxyActivities<Activities>({
 
 export async function productImportWorkflow(input: ProductImportInput): Promise<ProductImportResult> {
   const { jobId, workspaceId } = input;
-  await bookkeeping.markJobRunning(jobId);
+  // Inside the try: a workflow cancelled before its first activity must still refund and close its job.
   try {
+    await bookkeeping.markJobRunning(jobId);
     const { rows } = await importer.fetchProductCsv({ jobId, workspaceId, sourceUrl: input.sourceUrl });
     const result: ProductImportResult = { rows, created: 0, skipped: 0, errors: [] };
     for (let start = 0; start < rows; start += BATCH) {

@@ -41,8 +41,9 @@ const renderer = proxyActivities<Activities>({
 
 export async function renderWorkflow(input: RenderWorkflowInput): Promise<RenderOutput> {
   const { jobId, workspaceId } = input;
-  await bookkeeping.markJobRunning(jobId);
+  // Inside the try: a workflow cancelled before its first activity must still refund and close its job.
   try {
+    await bookkeeping.markJobRunning(jobId);
     const output = await renderer.renderMedia({ jobId, workspaceId, request: input.request });
     if (input.credits > 0)
       await bookkeeping.captureJobCredits({

@@ -230,3 +230,25 @@ it('refuses a reused quote and a quote for other arguments, spending nothing', a
   expect((await balance()).available).toBe(before.available);
   if (started.status === 'started') await waitForJob(started.job.id);
 });
+
+it('a generation cancelled before the worker ever ran it ends cancelled, with the campaign restored and everything refunded', async () => {
+  await platform.worker!.shutdown();
+  platform.worker = null;
+  const before = await balance();
+  const { job, campaignId, quote } = await startWithQuote({
+    intent: 'Decaf for evenings',
+    productIds: [productId],
+    variantCount: 1,
+  });
+  await platform.container.services.jobs.requestCancel(scope(), job.id);
+  await platform.startWorker();
+  const done = await waitForJob(job.id);
+  expect(done.status).toBe('cancelled');
+  expect(await entriesFor(job.id)).toEqual([
+    { kind: 'reserve', amount: quote.credits, key: `quote:${quote.id}` },
+    { kind: 'release', amount: quote.credits, key: `${job.id}:release` },
+  ]);
+  expect(await balance()).toEqual(before);
+  const campaign = await platform.container.orm.em.fork().findOneOrFail(Campaign, { id: campaignId });
+  expect(campaign.status).toBe('draft');
+});
