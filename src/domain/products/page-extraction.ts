@@ -34,6 +34,7 @@
  * negative, is unknown (null).
  */
 import { html as parse5Html, parse, parseFragment, type DefaultTreeAdapterTypes } from 'parse5';
+import { visibleText } from '../shared/html-text.ts';
 
 type Node = DefaultTreeAdapterTypes.Node;
 type Element = DefaultTreeAdapterTypes.Element;
@@ -89,36 +90,7 @@ const MAX_PRICE_MINOR = 2_147_483_647;
 const PRODUCT_TYPES = new Set(['Product', 'IndividualProduct', 'ProductModel', 'SomeProducts', 'ProductGroup']);
 
 /** Elements whose boundaries do not separate words; every other element's do. */
-const INLINE_ELEMENTS = new Set([
-  'a',
-  'abbr',
-  'b',
-  'bdi',
-  'bdo',
-  'cite',
-  'code',
-  'data',
-  'dfn',
-  'em',
-  'font',
-  'i',
-  'kbd',
-  'mark',
-  'q',
-  's',
-  'samp',
-  'small',
-  'span',
-  'strong',
-  'sub',
-  'sup',
-  'time',
-  'u',
-  'var',
-  'wbr',
-]);
 /** Elements whose content is never text to keep. */
-const SKIPPED_ELEMENTS = new Set(['script', 'style', 'template', 'noscript', 'iframe', 'object', 'svg', 'math']);
 
 /** JSON-LD product attributes kept, in order (schema.org property → attribute key). */
 const JSON_LD_ATTRIBUTES: ReadonlyArray<readonly [string, string]> = [
@@ -342,10 +314,10 @@ function readElement(element: Element, facts: PageFacts, base: URL): boolean {
       return false;
     }
     case 'title':
-      if (facts.title === null) facts.title = textContent(element);
+      if (facts.title === null) facts.title = visibleText(element);
       return false;
     case 'h1':
-      if (facts.h1 === null) facts.h1 = textContent(element);
+      if (facts.h1 === null) facts.h1 = visibleText(element);
       return true;
     case 'img': {
       if (isTrackingPixel(element)) return false;
@@ -372,31 +344,6 @@ function isTrackingPixel(element: Element): boolean {
   return (width === '0' || width === '1') && (height === '0' || height === '1');
 }
 
-/** The text a reader would see: no script/style/template content, word breaks at block boundaries. */
-function textContent(root: Node): string {
-  const parts: string[] = [];
-  const stack: Array<Node | ' '> = [root];
-  while (stack.length > 0) {
-    const item = stack.pop()!;
-    if (item === ' ') {
-      parts.push(' ');
-      continue;
-    }
-    if (item.nodeName === '#text' && 'value' in item) {
-      parts.push(item.value);
-      continue;
-    }
-    if (!('childNodes' in item)) continue;
-    const tag = 'tagName' in item ? item.tagName : null;
-    if (tag && SKIPPED_ELEMENTS.has(tag)) continue;
-    const block = tag !== null && !INLINE_ELEMENTS.has(tag);
-    if (block) stack.push(' ');
-    for (let i = item.childNodes.length - 1; i >= 0; i -= 1) stack.push(item.childNodes[i]!);
-    if (block) stack.push(' ');
-  }
-  return parts.join('');
-}
-
 // ---------------------------------------------------------------------------------------------------------------
 // Text and URLs
 
@@ -409,7 +356,7 @@ function plainText(raw: string | null, max: number): string | null {
   if (raw === null) return null;
   // No field keeps more than 5000 characters; markup-heavy text needs more input than that, but not unbounded.
   const bounded = raw.length > MAX_TEXT_INPUT_CHARS ? raw.slice(0, MAX_TEXT_INPUT_CHARS) : raw;
-  const text = /[<&]/.test(bounded) ? textContent(parseFragment(bounded)) : bounded;
+  const text = /[<&]/.test(bounded) ? visibleText(parseFragment(bounded)) : bounded;
   const clean = text
     // eslint-disable-next-line no-control-regex
     .replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\ufeff]/g, ' ')

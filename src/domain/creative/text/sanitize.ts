@@ -11,40 +11,11 @@
  * Brand voice: `scrubPhrases` guarantees that none of the brand's "don't say" phrases is present in a text
  * (case-insensitively, also inside longer words), swapping in an allowed synonym where one exists.
  */
-import { parseFragment, type DefaultTreeAdapterTypes } from 'parse5';
-
-type Node = DefaultTreeAdapterTypes.Node;
+import { parseFragment } from 'parse5';
+import { visibleText } from '../../shared/html-text.ts';
 
 /** Never more input than this is looked at (fields are at most 5000 characters; markup needs headroom). */
 const MAX_INPUT_CHARS = 50_000;
-
-const SKIPPED_ELEMENTS = new Set(['script', 'style', 'template', 'noscript', 'iframe', 'object', 'svg', 'math']);
-const INLINE_ELEMENTS = new Set([
-  'a',
-  'abbr',
-  'b',
-  'bdi',
-  'bdo',
-  'cite',
-  'code',
-  'data',
-  'dfn',
-  'em',
-  'i',
-  'kbd',
-  'mark',
-  'q',
-  's',
-  'samp',
-  'small',
-  'span',
-  'strong',
-  'sub',
-  'sup',
-  'time',
-  'u',
-  'var',
-]);
 
 // C0/C1 controls (newline and tab are handled as whitespace), zero-width, soft hyphen, bidi overrides/isolates.
 const INVISIBLE =
@@ -90,7 +61,7 @@ export function cleanText(raw: unknown, max: number, options: CleanTextOptions =
   text = text.normalize('NFC');
   if (options.paragraphs) text = text.replace(/\r\n?/g, '\n');
   // Markup: parsed, never pattern-matched; twice, so that entity-encoded tags ("&lt;b&gt;") die too.
-  for (let pass = 0; pass < 2 && /[<&]/.test(text); pass += 1) text = textOf(parseFragment(text));
+  for (let pass = 0; pass < 2 && /[<&]/.test(text); pass += 1) text = visibleText(parseFragment(text));
   text = text.replace(INVISIBLE, ' ');
   text = text.replace(MARKDOWN_IMAGE, '$1').replace(MARKDOWN_LINK, '$1');
   if (options.stripUrls !== false) text = text.replace(URL_LIKE, ' ').replace(EMAIL, ' ').replace(BARE_DOMAIN, ' ');
@@ -109,31 +80,6 @@ export function cleanText(raw: unknown, max: number, options: CleanTextOptions =
   }
   text = tidyPunctuation(text);
   return fitLength(text, max);
-}
-
-/** Visible text of a parsed fragment: no script/style content, word breaks at block boundaries. */
-function textOf(root: Node): string {
-  const parts: string[] = [];
-  const stack: Array<Node | ' '> = [root];
-  while (stack.length > 0) {
-    const item = stack.pop()!;
-    if (item === ' ') {
-      parts.push(' ');
-      continue;
-    }
-    if (item.nodeName === '#text' && 'value' in item) {
-      parts.push(item.value);
-      continue;
-    }
-    if (!('childNodes' in item)) continue;
-    const tag = 'tagName' in item ? item.tagName : null;
-    if (tag && SKIPPED_ELEMENTS.has(tag)) continue;
-    const block = tag !== null && !INLINE_ELEMENTS.has(tag);
-    if (block) stack.push(' ');
-    for (let i = item.childNodes.length - 1; i >= 0; i -= 1) stack.push(item.childNodes[i]!);
-    if (block) stack.push(' ');
-  }
-  return parts.join('');
 }
 
 /** Spaces before punctuation, doubled punctuation and empty brackets that removals leave behind. */
