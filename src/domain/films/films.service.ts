@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
-import type { CampaignsService } from '../campaigns/campaigns.service.ts';
+import { CampaignId, type CampaignsService } from '../campaigns/campaigns.service.ts';
 import type { CreditsService } from '../credits/credits.service.ts';
 import { filmLines, PRICES } from '../credits/price-list.ts';
 import type { QuotesService, QuoteView } from '../credits/quotes.service.ts';
@@ -30,10 +30,7 @@ export const FILM_KIND = 'film';
 export const CreateFilmArgs = z.object({
   title: z.string().trim().min(1, 'must not be empty').max(200),
   brief: z.string().trim().min(10, 'must describe the film (at least 10 characters)').max(4000),
-  campaignId: z
-    .string()
-    .regex(/^cmp_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a campaign id (cmp_…)')
-    .optional(),
+  campaignId: CampaignId.optional(),
   aspect: z.enum(['16:9', '9:16', '1:1']).optional(),
   durationSeconds: z.number().int().min(6, 'must be at least 6').max(60, 'must be at most 60').optional(),
 });

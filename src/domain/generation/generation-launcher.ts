@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 import { ConflictError, ValidationError } from '../../errors.ts';
-import type { CampaignsService } from '../campaigns/campaigns.service.ts';
+import { CampaignId, ProductId, type CampaignsService } from '../campaigns/campaigns.service.ts';
 import type { CreditsService } from '../credits/credits.service.ts';
 import { GENERATION_STEPS, generationLines, type GenerationStep } from '../credits/price-list.ts';
 import type { QuotesService, QuoteView } from '../credits/quotes.service.ts';
@@ -23,7 +23,6 @@ import { stepsFrom, type GenerationService } from './generation.service.ts';
 
 export const GENERATION_KIND = 'campaign_generation';
 
-const CampaignId = z.string().regex(/^cmp_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a campaign id (cmp_…)');
 const Common = {
   includeImages: z.boolean().optional(),
   variantCount: z.number().int().min(1, 'must be at least 1').max(5, 'must be at most 5').optional(),
@@ -39,10 +38,7 @@ export const StartArgs = z.object({
   intent: z.string().trim().min(3, 'must describe what the campaign should do').max(2000),
   campaignId: CampaignId.optional(),
   name: z.string().trim().min(1).max(200).optional(),
-  productIds: z
-    .array(z.string().regex(/^prd_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a product id (prd_…)'))
-    .max(20)
-    .optional(),
+  productIds: z.array(ProductId).max(20).optional(),
   ...Common,
 });
 

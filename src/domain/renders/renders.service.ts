@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { NotFoundError, ValidationError } from '../../errors.ts';
-import type { CampaignsService } from '../campaigns/campaigns.service.ts';
+import { CampaignId, VariantId, type CampaignsService } from '../campaigns/campaigns.service.ts';
 import { Variant } from '../campaigns/variant.entity.ts';
 import type { CreditsService } from '../credits/credits.service.ts';
 import { renderLines } from '../credits/price-list.ts';
@@ -20,21 +20,18 @@ import type { RenderOutput, RenderRequest } from './render.types.ts';
 
 export const RENDER_KIND = 'render';
 
-const Id = (prefix: string, what: string) =>
-  z.string().regex(new RegExp(`^${prefix}_[0-9A-HJKMNP-TV-Z]{26}$`), `must be a ${what} id (${prefix}_…)`);
-
 export const RenderArgs = z.discriminatedUnion('mode', [
   z.object({
     mode: z.literal('video'),
     templateId: z.string().min(1, 'is required for mode video'),
-    campaignId: Id('cmp', 'campaign').optional(),
-    variantId: Id('var', 'variant').optional(),
+    campaignId: CampaignId.optional(),
+    variantId: VariantId.optional(),
   }),
-  z.object({ mode: z.literal('campaign'), campaignId: Id('cmp', 'campaign') }),
+  z.object({ mode: z.literal('campaign'), campaignId: CampaignId }),
   z.object({
     mode: z.literal('still'),
-    campaignId: Id('cmp', 'campaign'),
-    variantId: Id('var', 'variant'),
+    campaignId: CampaignId,
+    variantId: VariantId,
     format: z.enum(['landscape', 'square', 'story']).optional(),
   }),
 ]);
