@@ -10,13 +10,8 @@
  * Cancellation (`tasks/cancel`, or a cancel through the job) reaches the running step through its
  * heartbeats; the workflow then restores the campaign's status, releases the credits and ends `cancelled`.
  */
-import {
-  ActivityFailure,
-  ApplicationFailure,
-  CancellationScope,
-  isCancellation,
-  proxyActivities,
-} from '@temporalio/workflow';
+import { proxyActivities } from '@temporalio/workflow';
+import { endJobAfterError } from './job-endings.ts';
 import type { Activities } from '../activities/index.ts';
 import type { GenerationStep } from '../src/domain/credits/price-list.ts';
 
@@ -65,15 +60,6 @@ const creative = proxyActivities<Activities>({
   },
 });
 
-function errorOf(error: unknown): { code: string; message: string } {
-  const cause = error instanceof ActivityFailure ? error.cause : error;
-  if (cause instanceof ApplicationFailure) return { code: cause.type ?? 'generation_failed', message: cause.message };
-  return {
-    code: 'generation_failed',
-    message: 'The generation failed; nothing more will be charged and unused credits were returned',
-  };
-}
-
 export async function campaignGenerationWorkflow(input: CampaignGenerationInput): Promise<CampaignGenerationResult> {
   const { jobId, workspaceId, campaignId } = input;
   let creditsCaptured = 0;
@@ -113,19 +99,23 @@ export async function campaignGenerationWorkflow(input: CampaignGenerationInput)
     await bookkeeping.completeJob(jobId, result);
     return result;
   } catch (error) {
-    const cancelled = isCancellation(error);
-    // Clean-up must run even though the workflow's scope is cancelled.
-    await CancellationScope.nonCancellable(async () => {
-      await bookkeeping.releaseJobCredits({ workspaceId, jobId, actor: input.actor });
-      await bookkeeping.finishGeneration({
-        workspaceId,
-        campaignId,
-        jobId,
-        outcome: cancelled ? 'cancelled' : 'failed',
-      });
-      if (cancelled) await bookkeeping.markJobCancelled(jobId);
-      else await bookkeeping.failJob(jobId, errorOf(error));
+    return endJobAfterError({
+      error,
+      jobId,
+      bookkeeping,
+      fallback: {
+        code: 'generation_failed',
+        message: 'The generation failed; nothing more will be charged and unused credits were returned',
+      },
+      cleanUp: async (cancelled) => {
+        await bookkeeping.releaseJobCredits({ workspaceId, jobId, actor: input.actor });
+        await bookkeeping.finishGeneration({
+          workspaceId,
+          campaignId,
+          jobId,
+          outcome: cancelled ? 'cancelled' : 'failed',
+        });
+      },
     });
-    throw error;
   }
 }

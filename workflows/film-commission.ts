@@ -10,16 +10,14 @@
  * failing or waiting past the approval deadline releases whatever is still held.
  */
 import {
-  ActivityFailure,
   ApplicationFailure,
-  CancellationScope,
   condition,
   defineQuery,
   defineUpdate,
-  isCancellation,
   proxyActivities,
   setHandler,
 } from '@temporalio/workflow';
+import { endJobAfterError } from './job-endings.ts';
 import type { Activities } from '../activities/index.ts';
 
 export interface FilmCommissionInput {
@@ -174,22 +172,16 @@ export async function filmCommissionWorkflow(
     await bookkeeping.completeJob(jobId, result);
     return result;
   } catch (error) {
-    const cancelled = isCancellation(error);
-    await CancellationScope.nonCancellable(async () => {
-      gate = null;
-      await bookkeeping.releaseJobCredits({ workspaceId, jobId, actor: input.actor });
-      await bookkeeping.setFilmStatus({ commissionId, status: cancelled ? 'cancelled' : 'failed' });
-      if (cancelled) await bookkeeping.markJobCancelled(jobId);
-      else {
-        const cause = error instanceof ActivityFailure ? error.cause : error;
-        await bookkeeping.failJob(
-          jobId,
-          cause instanceof ApplicationFailure
-            ? { code: cause.type ?? 'film_failed', message: cause.message }
-            : { code: 'film_failed', message: 'The film failed; unused credits were returned' },
-        );
-      }
+    return endJobAfterError({
+      error,
+      jobId,
+      bookkeeping,
+      fallback: { code: 'film_failed', message: 'The film failed; unused credits were returned' },
+      cleanUp: async (cancelled) => {
+        gate = null;
+        await bookkeeping.releaseJobCredits({ workspaceId, jobId, actor: input.actor });
+        await bookkeeping.setFilmStatus({ commissionId, status: cancelled ? 'cancelled' : 'failed' });
+      },
     });
-    throw error;
   }
 }

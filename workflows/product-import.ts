@@ -4,13 +4,8 @@
  * twice; progress is reported per batch. Cancellation stops between batches; rows already imported stay.
  * Imports are free: no credits are involved.
  */
-import {
-  ActivityFailure,
-  ApplicationFailure,
-  CancellationScope,
-  isCancellation,
-  proxyActivities,
-} from '@temporalio/workflow';
+import { proxyActivities } from '@temporalio/workflow';
+import { endJobAfterError } from './job-endings.ts';
 import type { Activities } from '../activities/index.ts';
 
 export interface ProductImportInput {
@@ -73,19 +68,11 @@ export async function productImportWorkflow(input: ProductImportInput): Promise<
     await bookkeeping.completeJob(jobId, result);
     return result;
   } catch (error) {
-    const cancelled = isCancellation(error);
-    await CancellationScope.nonCancellable(async () => {
-      if (cancelled) await bookkeeping.markJobCancelled(jobId);
-      else {
-        const cause = error instanceof ActivityFailure ? error.cause : error;
-        await bookkeeping.failJob(
-          jobId,
-          cause instanceof ApplicationFailure
-            ? { code: cause.type ?? 'import_failed', message: cause.message }
-            : { code: 'import_failed', message: 'The import failed' },
-        );
-      }
+    return endJobAfterError({
+      error,
+      jobId,
+      bookkeeping,
+      fallback: { code: 'import_failed', message: 'The import failed' },
     });
-    throw error;
   }
 }

@@ -5,13 +5,8 @@
  * noticed by the heartbeat timeout and the render runs again on another worker; the capture still happens
  * exactly once. Cancellation stops ffmpeg and releases the credits.
  */
-import {
-  ActivityFailure,
-  ApplicationFailure,
-  CancellationScope,
-  isCancellation,
-  proxyActivities,
-} from '@temporalio/workflow';
+import { proxyActivities } from '@temporalio/workflow';
+import { endJobAfterError } from './job-endings.ts';
 import type { Activities } from '../activities/index.ts';
 import type { RenderRequest, RenderOutput } from '../src/domain/renders/render.types.ts';
 
@@ -57,20 +52,14 @@ export async function renderWorkflow(input: RenderWorkflowInput): Promise<Render
     await bookkeeping.completeJob(jobId, { output });
     return output;
   } catch (error) {
-    const cancelled = isCancellation(error);
-    await CancellationScope.nonCancellable(async () => {
-      await bookkeeping.releaseJobCredits({ workspaceId, jobId, actor: input.actor });
-      if (cancelled) await bookkeeping.markJobCancelled(jobId);
-      else {
-        const cause = error instanceof ActivityFailure ? error.cause : error;
-        await bookkeeping.failJob(
-          jobId,
-          cause instanceof ApplicationFailure
-            ? { code: cause.type ?? 'render_failed', message: cause.message }
-            : { code: 'render_failed', message: 'The render failed; the credits were returned' },
-        );
-      }
+    return endJobAfterError({
+      error,
+      jobId,
+      bookkeeping,
+      fallback: { code: 'render_failed', message: 'The render failed; the credits were returned' },
+      cleanUp: async () => {
+        await bookkeeping.releaseJobCredits({ workspaceId, jobId, actor: input.actor });
+      },
     });
-    throw error;
   }
 }
