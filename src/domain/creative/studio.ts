@@ -7,7 +7,7 @@ import type { Config } from '../../config.ts';
 import type { SafeFetch } from '../../net/safe-fetch.ts';
 import type { BrandView } from '../brand/brand.service.ts';
 import { createMediaStore, type MediaStore } from '../media/media-store.ts';
-import type { ProductView } from '../products/products.service.ts';
+import { formatPrice, type ProductView } from '../products/products.service.ts';
 import { composePng, sniffImage, type EmbeddedImage, type Palette } from './images/compose.ts';
 import { createOpenAiEngines } from './openai/openai-engines.ts';
 import { createBuiltinCopyEngine } from './text/builtin-copy-engine.ts';
@@ -39,15 +39,6 @@ export interface CreativeStudio {
 
 export function paletteOf(brand: BrandView): Palette {
   return brand.brandbook.colors;
-}
-
-function priceOf(product: ProductView | null): string | undefined {
-  if (!product || product.price === null || !product.currency) return undefined;
-  return new Intl.NumberFormat('en', {
-    style: 'currency',
-    currency: product.currency,
-    maximumFractionDigits: 2,
-  }).format(product.price);
 }
 
 export function createStudio(deps: {
@@ -88,7 +79,7 @@ export function createStudio(deps: {
         headline: request.draft.headline,
         body: request.headlineOnly ? undefined : request.draft.body,
         callToAction: request.draft.callToAction,
-        badge: priceOf(request.product),
+        badge: formatPrice(request.product) ?? undefined,
         image: request.productImage,
         seed: request.seed,
         zoom: request.zoom,

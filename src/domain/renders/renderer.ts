@@ -15,7 +15,7 @@ import { Variant } from '../campaigns/variant.entity.ts';
 import type { CreativeStudio } from '../creative/studio.ts';
 import type { EmbeddedImage } from '../creative/images/compose.ts';
 import { encodeVideo, type Keyframe } from '../creative/video/ffmpeg.ts';
-import { toProductView, type ProductView } from '../products/products.service.ts';
+import { formatPrice, toProductView, type ProductView } from '../products/products.service.ts';
 import { findTemplate, type VideoTemplate } from '../video/templates.ts';
 import { STILL_SIZES, type RenderOutput, type RenderRequest } from './render.types.ts';
 
@@ -93,10 +93,7 @@ export function createRenderer(deps: { studio: CreativeStudio; brand: BrandServi
     brand: BrandView,
     product: ProductView | null,
   ): SceneText & { headlineOnly: boolean } {
-    const price =
-      product && product.price !== null && product.currency
-        ? new Intl.NumberFormat('en', { style: 'currency', currency: product.currency }).format(product.price)
-        : null;
+    const price = formatPrice(product);
     switch (kind) {
       case 'title':
         return { ...text, headlineOnly: true };

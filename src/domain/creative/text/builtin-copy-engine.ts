@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { BrandView } from '../../brand/brand.service.ts';
-import type { ProductView } from '../../products/products.service.ts';
+import { formatPrice, type ProductView } from '../../products/products.service.ts';
 import type {
   BriefRequest,
   CampaignBrief,
@@ -42,10 +42,7 @@ function factsOf(product: ProductView | undefined): { title: string; sentences: 
   const title = cleanText(product.title, 80) || 'our product';
   const description = cleanText(product.description ?? '', 1200);
   const sentences = sentencesOf(description).filter((sentence) => !looksLikeInstruction(sentence));
-  const price =
-    product.price !== null && product.currency
-      ? new Intl.NumberFormat('en', { style: 'currency', currency: product.currency }).format(product.price)
-      : null;
+  const price = formatPrice(product);
   return { title: looksLikeInstruction(title) ? 'our product' : title, sentences, price };
 }
 
