@@ -6,6 +6,7 @@
  * input, picks the action, checks its permission, parses the action's own stricter schema and runs it. No
  * top-level unions reach the advertised schema (many clients cannot render them).
  */
+import type { Job } from '../domain/jobs/job.entity.ts';
 import type { z } from 'zod';
 import type { Permission } from '../auth/permissions.ts';
 import type { Principal } from '../auth/principal.ts';
@@ -33,7 +34,7 @@ export interface ToolContext {
   /** Every profile with its live tools (computed once at boot). */
   profileSummaries: readonly ProfileSummary[];
   /** Told about the long job an action started or found running (the server answers with a task handle). */
-  onJob?: (job: { taskId: string; jobId: string }) => void;
+  onJob?: (job: Job) => void;
   /** Appends to the workspace's audit log (the wrapper records every mutation through it). */
   audit(entry: {
     action: string;
@@ -61,7 +62,7 @@ export interface ToolOutput {
    * answers with a task handle for it instead of the plain result; otherwise the plain result (which already
    * describes the job) is returned at once.
    */
-  job?: { taskId: string; jobId: string };
+  job?: Job;
 }
 
 export interface ActionDefinition<Args = Record<string, unknown>> {

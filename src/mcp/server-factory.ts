@@ -8,6 +8,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { ProtocolError, ProtocolErrorCode, Server, type McpRequestContext } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import type { Job } from '../domain/jobs/job.entity.ts';
 import { AppError } from '../errors.ts';
 import { actorOf, type Principal } from '../auth/principal.ts';
 import type { Logger } from '../logger.ts';
@@ -186,7 +187,7 @@ export function createMcpServerFactory(deps: McpServerFactoryDeps) {
     });
 
     server.setRequestHandler('tools/call', async (request, requestContext) => {
-      let job: { taskId: string; jobId: string } | null = null;
+      let job: Job | null = null;
       const ctx: ToolContext = {
         onJob: (started) => {
           job = started;
@@ -207,7 +208,7 @@ export function createMcpServerFactory(deps: McpServerFactoryDeps) {
           }),
       };
       const result = await callTool(profile, request.params.name, request.params.arguments, ctx);
-      const started = job as { taskId: string; jobId: string } | null;
+      const started = job as Job | null;
       if (
         started &&
         !result.isError &&
@@ -217,9 +218,8 @@ export function createMcpServerFactory(deps: McpServerFactoryDeps) {
           requestContext.mcpReq.envelope as Record<string, unknown> | undefined,
         )
       ) {
-        const row = await deps.services.jobs.get(scope(), started.jobId);
         const text = result.content.find((block) => block.type === 'text');
-        throw new TaskCreated(createTaskResult(row, era, text && 'text' in text ? text.text : ''));
+        throw new TaskCreated(createTaskResult(started, era, text && 'text' in text ? text.text : ''));
       }
       return result;
     });

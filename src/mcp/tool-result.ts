@@ -5,6 +5,7 @@
  * with a reference id (the full error is logged under that id). Agents read `structuredContent.error.code`,
  * which is stable, and a message that is safe to show.
  */
+import type { QuoteView } from '../domain/credits/quotes.service.ts';
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
@@ -26,6 +27,19 @@ export function toToolResult(output: ToolOutput): ToolResult {
 }
 
 /** Where error results carry their machine-readable error (see `toolError`). */
+/**
+ * The text of a quote answer (quote, then commit): what it costs and covers, whether the balance suffices,
+ * and exactly how to commit. `what` names the call, e.g. "This render".
+ */
+export function quoteText(what: string, quote: QuoteView): string {
+  const lines = quote.covers.map((line) => `${line.step} ${line.credits}`).join(', ');
+  return (
+    `${what} costs ${quote.credits} credits (${lines}); the workspace has ${quote.available}` +
+    `${quote.sufficient ? '' : ' — not enough'}. Nothing was spent. Ask the user to confirm, then repeat the same ` +
+    `call with quoteId "${quote.id}" (valid until ${quote.expiresAt}).`
+  );
+}
+
 export const ERROR_META_KEY = 'io.campaign-platform/error';
 
 /**

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { GENERATION_STEPS } from '../../domain/credits/price-list.ts';
 import { toGenerationStatus, type LaunchOutcome } from '../../domain/generation/generation-launcher.ts';
+import { quoteText } from '../tool-result.ts';
 import { defineAction, defineTool, type ToolOutput } from '../define-tool.ts';
 import { GenerationOut, Ids, QuoteOut, WorkspaceEcho } from '../schemas.ts';
 import { INSPECTOR_META } from '../ui/inspector-meta.ts';
@@ -28,9 +29,7 @@ function answer(mode: (typeof MODES)[number], outcome: LaunchOutcome): ToolOutpu
     const { quote } = outcome;
     return {
       structured: { mode, status: 'quote_required', quote },
-      text:
-        `This ${mode === 'start' ? 'generation' : 'regeneration'} costs ${quote.credits} credits (${quote.covers.map((l) => `${l.step} ${l.credits}`).join(', ')}); ` +
-        `the workspace has ${quote.available}${quote.sufficient ? '' : ' — not enough'}. Nothing was spent. Ask the user to confirm, then repeat the same call with quoteId "${quote.id}" (valid until ${quote.expiresAt}).`,
+      text: quoteText(mode === 'start' ? 'This generation' : 'This regeneration', quote),
     };
   }
   const generation = toGenerationStatus(outcome.job);
@@ -40,7 +39,7 @@ function answer(mode: (typeof MODES)[number], outcome: LaunchOutcome): ToolOutpu
     text: started
       ? `Generation started for campaign ${outcome.campaignId} (job ${generation.jobId}). Poll query_campaigns generation_status with this campaignId every ${generation.pollIntervalMs / 1000} s until it is complete; do not start it again.`
       : `A generation is already running for campaign ${outcome.campaignId} (job ${generation.jobId}, ${generation.status}); nothing was spent. Poll query_campaigns generation_status instead of starting again.`,
-    job: { taskId: generation.taskId, jobId: generation.jobId },
+    job: outcome.job,
   };
 }
 

@@ -83,11 +83,12 @@ export default defineTool({
       }),
       async run(ctx, args) {
         if ((args.format ?? (looksLikeCsv(args.sourceUrl) ? 'csv' : 'page')) === 'csv') {
-          const job = toJobView(await ctx.services.productImports.startCsvImport(ctx.scope, args.sourceUrl));
+          const row = await ctx.services.productImports.startCsvImport(ctx.scope, args.sourceUrl);
+          const job = toJobView(row);
           return {
             structured: { action: 'import_from_url', importJob: job },
             text: `Started a CSV product import (job ${job.id}). It runs in the background; its result lists created and skipped rows. Poll the task or list products with query_products.`,
-            job: { taskId: job.taskId, jobId: job.id },
+            job: row,
           };
         }
         const product = await ctx.services.products.importFromUrl(ctx.scope, args.sourceUrl);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { toRenderStatus, type RenderOutcome } from '../../domain/renders/renders.service.ts';
+import { quoteText } from '../tool-result.ts';
 import { defineAction, defineTool, type ToolOutput } from '../define-tool.ts';
 import { Ids, QuoteOut, RenderOut, WorkspaceEcho } from '../schemas.ts';
 
@@ -11,14 +12,14 @@ function answer(mode: (typeof MODES)[number], outcome: RenderOutcome): ToolOutpu
     const { quote } = outcome;
     return {
       structured: { mode, status: 'quote_required', quote },
-      text: `This render costs ${quote.credits} credits; the workspace has ${quote.available}${quote.sufficient ? '' : ' — not enough'}. Nothing was spent. Ask the user to confirm, then repeat the same call with quoteId "${quote.id}" (valid until ${quote.expiresAt}).`,
+      text: quoteText('This render', quote),
     };
   }
   const render = toRenderStatus(outcome.job);
   return {
     structured: { mode, status: 'started', render },
     text: `Render started (job ${render.jobId}). Poll query_video progress with this jobId every ${render.pollIntervalMs / 1000} s until it is complete; the output URL is in the result.`,
-    job: { taskId: render.taskId, jobId: render.jobId },
+    job: outcome.job,
   };
 }
 

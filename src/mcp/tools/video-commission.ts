@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { FILM_STATUSES } from '../../domain/films/film-commission.entity.ts';
 import type { FilmOutcome } from '../../domain/films/films.service.ts';
+import { quoteText } from '../tool-result.ts';
 import { defineAction, defineTool, type ToolOutput } from '../define-tool.ts';
 import { FilmOut, Ids, Paging, QuoteOut, WorkspaceEcho } from '../schemas.ts';
 import { describeFilm, filmReadActions, FilmReadOutput } from './query-video-commissions.ts';
@@ -21,14 +22,14 @@ function answer(action: (typeof ACTIONS)[number], outcome: FilmOutcome, done: st
     const { quote } = outcome;
     return {
       structured: { action, status: 'quote_required', quote },
-      text: `This costs ${quote.credits} credits (${quote.covers.map((l) => `${l.step} ${l.credits}`).join(', ')}); the workspace has ${quote.available}${quote.sufficient ? '' : ' — not enough'}. Nothing was spent. Ask the user to confirm, then repeat the same call with quoteId "${quote.id}" (valid until ${quote.expiresAt}).`,
+      text: quoteText('This', quote),
     };
   }
   const { film, job } = outcome;
   return {
     structured: { action, status: 'accepted', commission: film },
     text: `${done} ${describeFilm(film)}`,
-    ...(job && action === 'create' ? { job: { taskId: job.taskId, jobId: job.id } } : {}),
+    ...(job && action === 'create' ? { job } : {}),
   };
 }
 
