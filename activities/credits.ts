@@ -5,12 +5,50 @@
  */
 import { createAuditService } from '../src/domain/audit/audit.service.ts';
 import { createCreditsService } from '../src/domain/credits/credits.service.ts';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ActivityDeps } from './deps.ts';
 import { translateErrors } from './support/activity-errors.ts';
 
 export function createCreditActivities({ orm }: ActivityDeps) {
   const credits = createCreditsService();
   const audit = createAuditService();
+
+  /**
+   * Audits a posting once. A retried activity finds its posting already made (`replayed`) but cannot know
+   * whether the first attempt got as far as the audit write, so a replay looks for the event by the posting's
+   * idempotency key and writes it only when it is missing: no spend goes unaudited, none is audited twice.
+   */
+  async function auditPosting(
+    em: EntityManager,
+    replayed: boolean,
+    entry: {
+      workspaceId: string;
+      actor: string;
+      action: string;
+      jobId: string;
+      ledgerKey: string;
+      details: Record<string, unknown>;
+    },
+  ): Promise<void> {
+    if (replayed) {
+      const found = await em
+        .getConnection()
+        .execute<unknown[]>(
+          `select 1 from audit_events where workspace_id = ? and action = ? and target_id = ? and details->>'ledgerKey' = ? limit 1`,
+          [entry.workspaceId, entry.action, entry.jobId, entry.ledgerKey],
+        );
+      if (found.length > 0) return;
+    }
+    await audit.record(em, {
+      workspaceId: entry.workspaceId,
+      actor: entry.actor,
+      action: entry.action,
+      targetType: 'job',
+      targetId: entry.jobId,
+      details: { ...entry.details, ledgerKey: entry.ledgerKey },
+    });
+  }
+
   return {
     async captureJobCredits(input: {
       workspaceId: string;
@@ -21,24 +59,23 @@ export function createCreditActivities({ orm }: ActivityDeps) {
     }): Promise<void> {
       await translateErrors(async () => {
         const em = orm.em.fork();
+        const ledgerKey = `${input.jobId}:capture:${input.step}`;
         const { replayed } = await credits.capture(em, {
           workspaceId: input.workspaceId,
           amount: input.amount,
-          idempotencyKey: `${input.jobId}:capture:${input.step}`,
+          idempotencyKey: ledgerKey,
           reference: input.jobId,
           description: `${input.step} completed`,
           actor: `workflow:${input.jobId}`,
         });
-        if (!replayed) {
-          await audit.record(em, {
-            workspaceId: input.workspaceId,
-            actor: input.actor,
-            action: 'credits.capture',
-            targetType: 'job',
-            targetId: input.jobId,
-            details: { step: input.step, credits: input.amount },
-          });
-        }
+        await auditPosting(em, replayed, {
+          workspaceId: input.workspaceId,
+          actor: input.actor,
+          action: 'credits.capture',
+          jobId: input.jobId,
+          ledgerKey,
+          details: { step: input.step, credits: input.amount },
+        });
       });
     },
 
@@ -53,16 +90,16 @@ export function createCreditActivities({ orm }: ActivityDeps) {
           description: 'unused credits returned',
           actor: `workflow:${input.jobId}`,
         });
-        if (!posted || posted.replayed) return 0;
-        await audit.record(em, {
+        if (!posted) return 0;
+        await auditPosting(em, posted.replayed, {
           workspaceId: input.workspaceId,
           actor: input.actor,
           action: 'credits.release',
-          targetType: 'job',
-          targetId: input.jobId,
+          jobId: input.jobId,
+          ledgerKey: `${input.jobId}:release`,
           details: { credits: posted.entry.amount },
         });
-        return posted.entry.amount;
+        return posted.replayed ? 0 : posted.entry.amount;
       });
     },
   };

@@ -12,6 +12,9 @@ import type { GenerationLauncher } from '../../src/domain/generation/generation-
 import type { Job } from '../../src/domain/jobs/job.entity.ts';
 import { isTerminalJobStatus } from '../../src/domain/jobs/job-status.ts';
 import type { WorkspaceScope } from '../../src/domain/shared/scope.ts';
+import { createCreditActivities } from '../../activities/credits.ts';
+import type { ActivityDeps } from '../../activities/deps.ts';
+import { newId } from '../../src/domain/shared/ids.ts';
 import { createTenant, type Tenant } from '../support/factories.ts';
 import { closeTestFetch, testFetch } from '../support/http.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
@@ -137,6 +140,43 @@ it('generates a campaign end to end: brief, copy, images, variants; captures eac
   const after = await balance();
   expect(after.available).toBe(before.available - 16);
   expect(after.held).toBe(0);
+  // Every capture is in the audit log, once.
+  const audited = await platform.container.orm.em
+    .getConnection()
+    .execute<{ step: string }[]>(
+      `select details->>'step' as step from audit_events where target_id = ? and action = 'credits.capture' order by created_at`,
+      [job.id],
+    );
+  expect(audited.map((row) => row.step)).toEqual(['brief', 'copy', 'images']);
+});
+
+it('audits a capture whose first attempt posted but died before the audit write, and never twice', async () => {
+  const activities = createCreditActivities({ orm: platform.container.orm } as ActivityDeps);
+  const jobId = newId('job');
+  const em = platform.container.orm.em.fork();
+  await platform.container.services.credits.reserve(em, {
+    workspaceId: tenant.workspaceId,
+    amount: 5,
+    idempotencyKey: `test-reserve:${jobId}`,
+    reference: jobId,
+    actor: 'test',
+  });
+  // The first attempt's posting, without its audit event (the process died in between).
+  await platform.container.services.credits.capture(em, {
+    workspaceId: tenant.workspaceId,
+    amount: 5,
+    idempotencyKey: `${jobId}:capture:copy`,
+    reference: jobId,
+    actor: 'test',
+  });
+  const input = { workspaceId: tenant.workspaceId, jobId, step: 'copy', amount: 5, actor: 'test:retry' };
+  await activities.captureJobCredits(input);
+  await activities.captureJobCredits(input);
+  const rows = await platform.container.orm.em
+    .getConnection()
+    .execute<unknown[]>(`select 1 from audit_events where target_id = ? and action = 'credits.capture'`, [jobId]);
+  expect(rows).toHaveLength(1);
+  expect((await entriesFor(jobId)).filter((entry) => entry.kind === 'capture')).toHaveLength(1);
 });
 
 it('regenerates from each step, re-running only that step and the ones after it, reusing earlier outputs', async () => {
