@@ -6,7 +6,9 @@
  * server left running by an earlier run (after a hard kill) is found through its pid file and reused.
  *
  * PostgreSQL refuses to run as root. When we are root, the server runs as the `postgres` OS user (created if
- * missing) and the data folder is handed to that user; its parent folders must be traversable.
+ * missing) and the data folder is handed to that user. That user must be able to reach the binaries and the
+ * data folder, so every folder above them that others cannot traverse gets the traverse bit (`o+x`, not
+ * read: nothing becomes listable) — a checkout under `mktemp -d` (mode 0700) would otherwise fail with EACCES.
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -114,6 +116,18 @@ export function embeddedPostgresUrl(port: number, database: string): string {
   return `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
 }
 
+/** Adds the traverse bit for others to each folder from `target` up to the root that lacks it (root only). */
+async function ensureTraversable(target: string, log: (line: string) => void): Promise<void> {
+  for (let dir = path.resolve(target); ; dir = path.dirname(dir)) {
+    const stat = await fs.stat(dir).catch(() => null);
+    if (stat?.isDirectory() && (stat.mode & 0o001) === 0) {
+      await fs.chmod(dir, (stat.mode & 0o7777) | 0o001);
+      log(`made ${dir} traversable for the postgres user (o+x)`);
+    }
+    if (path.dirname(dir) === dir) return;
+  }
+}
+
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<RunningPostgres> {
   const database = options.database ?? 'campaign_platform';
   const dataDir = path.resolve(options.dataDir);
@@ -121,6 +135,10 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const bin = await binaries();
   const owner = await postgresOsUser();
   const asOwner = owner ? { uid: owner.uid, gid: owner.gid } : {};
+  if (owner) {
+    await ensureTraversable(path.dirname(bin.initdb), log);
+    await ensureTraversable(path.dirname(dataDir), log);
+  }
   const env = { ...processEnv(), LC_ALL: 'C.UTF-8', LANG: 'C.UTF-8' };
 
   const existing = await runningServer(dataDir);
