@@ -1,0 +1,87 @@
+/**
+ * The brand-site renderer: a publication in, every page (HTML and markdown twin, stored as parts with slots
+ * for the visitor's variants) and the site files (`/llms.txt`, `/sitemap.xml`, `/robots.txt`) out. Pure and
+ * deterministic: no clock, no I/O, no randomness; the same publication gives the same bytes. Linear in the
+ * size of the site: everything is looked up through the indexes built once in `buildSiteIndex`.
+ *
+ * Pages: `/` (with the zones of a `brand_page` at `/`), `/campaigns` and `/campaigns/<slug>`, `/products` and
+ * `/products/<id>` for every product of a published campaign, and each other `brand_page` at its path
+ * (unless that path belongs to the host itself, see `isReservedPath`). The well-known agent files are
+ * rendered separately (`renderBrandAgentFiles`).
+ */
+import type { PublishedSite, RenderedFile, RenderedPage, RenderedSite, SlotFill } from '../site-model.ts';
+import type { PageContent } from './content.ts';
+import { createFillRenderer, type FillRenderer } from './fragments.ts';
+import { brandStylesheet, writeHtmlPage, type HtmlChrome } from './html.ts';
+import { LLMS_TXT_CONTENT_TYPE, LLMS_TXT_PATH, renderBrandLlmsTxt } from './llms-txt.ts';
+import { writeMarkdownPage } from './markdown.ts';
+import { campaignPage, campaignsIndexPage, homePage, productPage, productsIndexPage, surfacePage } from './pages.ts';
+import { renderRobotsTxt, ROBOTS_PATH } from './robots.ts';
+import { buildSiteIndex, type SiteIndex } from './site-index.ts';
+import { renderSitemapFiles, SITEMAP_PATH } from './sitemap.ts';
+import { safeUrl } from './text.ts';
+
+/** The brand profile has no language; pages are written in English (their fixed labels are). */
+export const SITE_LANGUAGE = 'en';
+
+function renderPage(content: PageContent, chrome: HtmlChrome, fills: FillRenderer): RenderedPage {
+  const html = writeHtmlPage(content, chrome);
+  const pageFills: Record<string, SlotFill> = {};
+  for (const part of html) {
+    if (typeof part === 'string' || pageFills[part.campaignId]) continue;
+    const fill = fills(part.campaignId, content.slotHeadingLevel);
+    // Slots are only placed for campaigns with an active variant, so a fill always exists here.
+    if (fill) pageFills[part.campaignId] = fill;
+  }
+  return {
+    path: content.path,
+    title: content.title,
+    lastModified: content.lastModified,
+    html,
+    markdown: writeMarkdownPage(content, chrome.origin),
+    fills: pageFills,
+  };
+}
+
+function pageContents(index: SiteIndex): PageContent[] {
+  return [
+    homePage(index),
+    campaignsIndexPage(index),
+    ...index.campaigns.map((campaign) => campaignPage(index, campaign)),
+    productsIndexPage(index),
+    ...index.products.map((product) => productPage(index, product)),
+    ...index.surfacePages.map((page) => surfacePage(index, page)),
+  ];
+}
+
+export function renderBrandSite(site: PublishedSite): RenderedSite {
+  const index = buildSiteIndex(site);
+  const { brandbook } = site.snapshot.brand;
+  const chrome: HtmlChrome = {
+    origin: index.origin,
+    brandName: index.brandName,
+    logoUrl: safeUrl(brandbook.logoUrl),
+    css: brandStylesheet(brandbook),
+    lang: SITE_LANGUAGE,
+  };
+  const fills = createFillRenderer(index);
+  const pages = pageContents(index).map((content) => renderPage(content, chrome, fills));
+  const text = (path: string, contentType: string, body: string): RenderedFile => ({
+    path,
+    contentType,
+    body,
+    lastModified: index.publishedAt,
+  });
+  const files: RenderedFile[] = [
+    text(LLMS_TXT_PATH, LLMS_TXT_CONTENT_TYPE, renderBrandLlmsTxt(index, SITEMAP_PATH)),
+    ...renderSitemapFiles(index.origin, pages, index.publishedAt),
+    text(ROBOTS_PATH, 'text/plain; charset=utf-8', renderRobotsTxt(index.origin, SITEMAP_PATH)),
+  ];
+  return { pages, files };
+}
+
+export { buildSiteIndex, isReservedPath, normalizeSurfacePath, type SiteIndex } from './site-index.ts';
+export { EMPTY_TEXT } from './pages.ts';
+export { AGENT_FILE_PATHS, LLMS_TXT_PATH } from './llms-txt.ts';
+export { SITEMAP_PATH } from './sitemap.ts';
+export { ROBOTS_PATH } from './robots.ts';

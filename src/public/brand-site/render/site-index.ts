@@ -1,0 +1,184 @@
+/**
+ * One pass over a publication that every page builder reads: products and campaigns indexed by id, the
+ * campaigns featuring each product, the brand pages with their normalized paths, and each page's
+ * Last-Modified. Built once so rendering stays linear in the size of the site (a thousand campaigns must not
+ * mean a thousand scans of the campaign list per page).
+ */
+import type { ProductView } from '../../../domain/products/products.service.ts';
+import type { SiteSnapshot } from '../../../domain/publishing/site-snapshot.ts';
+import { brandIdentity } from '../../well-known/agent-card.ts';
+import { BRAND_PATHS, sitePaths, type PublishedSite } from '../site-model.ts';
+import { isoTime, latestTime } from './text.ts';
+
+export type SnapshotCampaign = SiteSnapshot['campaigns'][number];
+export type SnapshotSurface = SiteSnapshot['surfaces'][number];
+export type SnapshotZone = SnapshotSurface['zones'][number];
+export type SnapshotVariant = SnapshotCampaign['variants'][number];
+
+/** A zone as the page shows it: the campaigns deployed there now, highest priority first. */
+export interface PlacedZone {
+  zone: SnapshotZone;
+  surfaceId: string;
+  campaigns: SnapshotCampaign[];
+}
+
+/** A `brand_page` surface that gets a page of its own (or, at `/`, whose zones join the home page). */
+export interface SurfacePage {
+  surface: SnapshotSurface;
+  path: string;
+  zones: PlacedZone[];
+}
+
+export interface SiteIndex {
+  site: PublishedSite;
+  origin: string;
+  brandName: string;
+  publishedAt: string;
+  campaigns: SnapshotCampaign[];
+  campaignById: Map<string, SnapshotCampaign>;
+  /** Every product linked to a published campaign, once, in order of first appearance. */
+  products: ProductView[];
+  campaignsByProduct: Map<string, SnapshotCampaign[]>;
+  /** Each campaign's products, each once, in the campaign's order. */
+  productsByCampaign: Map<string, ProductView[]>;
+  /** Active variants by campaign id, ordered by id (the order the sticky choice hashes over). */
+  variantsByCampaign: Map<string, SnapshotVariant[]>;
+  /** The brand page at `/`, whose zones are shown on the home page. */
+  homeSurface: SurfacePage | null;
+  surfacePages: SurfacePage[];
+  campaignLastModified: Map<string, string>;
+}
+
+/** Paths the brand host serves itself or renders from other content; a brand page there would shadow them. */
+const RESERVED_PATHS = [
+  sitePaths.campaigns,
+  sitePaths.products,
+  '/_cp',
+  '/.well-known',
+  BRAND_PATHS.ask,
+  BRAND_PATHS.a2a,
+  '/llms.txt',
+  '/robots.txt',
+  '/sitemap.xml',
+  '/auth.md',
+];
+
+export function isReservedPath(path: string): boolean {
+  return RESERVED_PATHS.some((reserved) => path === reserved || path.startsWith(`${reserved}/`));
+}
+
+/**
+ * The path a surface is served at: one slash between segments and none at the end (`/summer/` → `/summer`),
+ * or null when it is not a path the surface rules allow (lower-case letters, digits, `-`).
+ */
+export function normalizeSurfacePath(raw: string | null): string | null {
+  if (!raw) return null;
+  const collapsed = raw.trim().replace(/\/{2,}/g, '/');
+  const path = collapsed.length > 1 ? collapsed.replace(/\/+$/, '') : collapsed;
+  return /^\/[a-z0-9\-/]*$/.test(path) ? path : null;
+}
+
+/**
+ * A deployment is shown when the publication falls inside its window. Rendering has no clock of its own: the
+ * publication time stands for "now", so a window that opens later shows from the first republish after it.
+ */
+function deploymentIsLive(deployment: { startsAt: string | null; endsAt: string | null }, at: number): boolean {
+  if (deployment.startsAt && Date.parse(deployment.startsAt) > at) return false;
+  if (deployment.endsAt && Date.parse(deployment.endsAt) <= at) return false;
+  return true;
+}
+
+function placeZones(surface: SnapshotSurface, campaignById: Map<string, SnapshotCampaign>, at: number): PlacedZone[] {
+  return surface.zones.map((zone) => {
+    // Stable sort: equal priorities keep the snapshot's order (oldest deployment first).
+    const deployments = [...zone.deployments].sort((a, b) => b.priority - a.priority);
+    const seen = new Set<string>();
+    const campaigns: SnapshotCampaign[] = [];
+    for (const deployment of deployments) {
+      const campaign = campaignById.get(deployment.campaignId);
+      if (!campaign || seen.has(campaign.id) || !deploymentIsLive(deployment, at)) continue;
+      seen.add(campaign.id);
+      campaigns.push(campaign);
+    }
+    return { zone, surfaceId: surface.id, campaigns };
+  });
+}
+
+const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+export function buildSiteIndex(site: PublishedSite): SiteIndex {
+  const { snapshot } = site;
+  const publishedAt = isoTime(site.publishedAt);
+  const at = Date.parse(publishedAt);
+  const brandUpdatedAt = snapshot.brand.updatedAt;
+
+  const campaignById = new Map<string, SnapshotCampaign>();
+  const campaigns: SnapshotCampaign[] = [];
+  const seenSlugs = new Set<string>();
+  for (const campaign of snapshot.campaigns) {
+    // Slugs are unique per workspace; a duplicate would render two pages at one path.
+    if (campaignById.has(campaign.id) || seenSlugs.has(campaign.slug)) continue;
+    campaignById.set(campaign.id, campaign);
+    seenSlugs.add(campaign.slug);
+    campaigns.push(campaign);
+  }
+
+  const productById = new Map<string, ProductView>();
+  const campaignsByProduct = new Map<string, SnapshotCampaign[]>();
+  const productsByCampaign = new Map<string, ProductView[]>();
+  const variantsByCampaign = new Map<string, SnapshotVariant[]>();
+  const campaignLastModified = new Map<string, string>();
+  for (const campaign of campaigns) {
+    const ownProducts = new Map<string, ProductView>();
+    for (const product of campaign.products) {
+      if (ownProducts.has(product.id)) continue;
+      ownProducts.set(product.id, product);
+      if (!productById.has(product.id)) productById.set(product.id, product);
+      const featuring = campaignsByProduct.get(product.id);
+      if (featuring) featuring.push(campaign);
+      else campaignsByProduct.set(product.id, [campaign]);
+    }
+    productsByCampaign.set(campaign.id, [...ownProducts.values()]);
+    const variants = campaign.variants.filter((variant) => variant.status === 'active').sort(byId);
+    variantsByCampaign.set(campaign.id, variants);
+    // What the campaign page shows: the campaign, its variants, its products, and the brand's name and colours.
+    campaignLastModified.set(
+      campaign.id,
+      latestTime(publishedAt, [
+        campaign.updatedAt,
+        ...campaign.variants.map((variant) => variant.updatedAt),
+        ...campaign.products.map((product) => product.updatedAt),
+        brandUpdatedAt,
+      ]),
+    );
+  }
+
+  let homeSurface: SurfacePage | null = null;
+  const surfacePages: SurfacePage[] = [];
+  const takenPaths = new Set<string>();
+  for (const surface of snapshot.surfaces) {
+    if (surface.kind !== 'brand_page') continue;
+    const path = normalizeSurfacePath(surface.path);
+    if (!path || takenPaths.has(path) || isReservedPath(path)) continue;
+    takenPaths.add(path);
+    const page: SurfacePage = { surface, path, zones: placeZones(surface, campaignById, at) };
+    if (path === sitePaths.home) homeSurface = page;
+    else surfacePages.push(page);
+  }
+
+  return {
+    site,
+    origin: site.origin.replace(/\/+$/, ''),
+    brandName: brandIdentity(site).name,
+    publishedAt,
+    campaigns,
+    campaignById,
+    products: [...productById.values()],
+    campaignsByProduct,
+    productsByCampaign,
+    variantsByCampaign,
+    homeSurface,
+    surfacePages,
+    campaignLastModified,
+  };
+}

@@ -1,0 +1,834 @@
+/**
+ * The brand-site renderer, from a publication to stored pages and files (no database): JSON-LD, sitemap and
+ * robots parsed by real parsers, the markdown twin stating the same facts as the HTML once a variant is
+ * spliced in, untrusted product text never becoming markup, llms.txt structure, determinism, every slot
+ * having a fill (over generated sites too), and speed on a site with a thousand campaigns.
+ */
+import fc from 'fast-check';
+import { XMLParser } from 'fast-xml-parser';
+import { parse } from 'parse5';
+import robotsParserModule from 'robots-parser';
+import { DEFAULT_BRANDBOOK, DEFAULT_CONCIERGE, DEFAULT_VOICE } from '../../src/domain/brand/brand.entity.ts';
+import type { VariantView } from '../../src/domain/campaigns/campaigns.service.ts';
+import type { ProductView } from '../../src/domain/products/products.service.ts';
+import type { SiteSnapshot } from '../../src/domain/publishing/site-snapshot.ts';
+import { AGENT_FILE_PATHS, EMPTY_TEXT, renderBrandSite } from '../../src/public/brand-site/render/index.ts';
+import type { PublishedSite, RenderedPage, RenderedSite, SlotFill } from '../../src/public/brand-site/site-model.ts';
+import { WELL_KNOWN_PATHS } from '../../src/public/well-known/index.ts';
+
+// robots-parser is CommonJS with an ESM-style `export default` in its types: at run time the default import
+// is the function itself, which is what its types call `.default`.
+const robotsParser = robotsParserModule as unknown as typeof robotsParserModule.default;
+
+const ORIGIN = 'https://acme.brands.example.com';
+const PUBLISHED_AT = '2026-11-22T08:00:00.000Z';
+const HOSTILE = '<script>alert(1)</script> & "quotes"';
+
+type Campaign = SiteSnapshot['campaigns'][number];
+type Surface = SiteSnapshot['surfaces'][number];
+
+function product(overrides: Partial<ProductView> & { id: string; title: string }): ProductView {
+  return {
+    description: null,
+    price: null,
+    currency: null,
+    images: [],
+    url: null,
+    brand: null,
+    sku: null,
+    attributes: {},
+    origin: 'manual',
+    sourceUrl: null,
+    untrusted: false,
+    createdAt: '2026-10-01T00:00:00.000Z',
+    updatedAt: '2026-10-01T00:00:00.000Z',
+    ...overrides,
+  };
+}
+
+function variant(overrides: Partial<VariantView> & { id: string; campaignId: string }): VariantView {
+  return {
+    name: 'Variant',
+    headline: 'Headline',
+    body: 'Body',
+    callToAction: 'Shop now',
+    ctaUrl: null,
+    imageRefs: [],
+    channelFields: {},
+    status: 'active',
+    weight: 50,
+    isControl: false,
+    source: 'manual',
+    version: 1,
+    createdAt: '2026-10-02T00:00:00.000Z',
+    updatedAt: '2026-10-02T00:00:00.000Z',
+    ...overrides,
+  };
+}
+
+function campaign(overrides: Partial<Campaign> & { id: string; name: string; slug: string }): Campaign {
+  return {
+    objective: null,
+    channels: ['web'],
+    startsAt: null,
+    endsAt: null,
+    publishedAt: '2026-11-01T00:00:00.000Z',
+    updatedAt: '2026-11-01T00:00:00.000Z',
+    variants: [],
+    products: [],
+    ...overrides,
+  };
+}
+
+const hostileProduct = product({
+  id: 'prd_hostile',
+  title: HOSTILE,
+  description: 'Imported from a shop page.\n\n# not a heading\n[click](javascript:alert(1))',
+  price: 18,
+  currency: 'EUR',
+  images: ['https://cdn.example.com/roast.png', 'javascript:alert(1)'],
+  url: 'https://shop.example.com/roast',
+  brand: 'Acme Roasters',
+  sku: 'AR-250',
+  attributes: { weight: '250 g', origin: 'Colombia' },
+  origin: 'import',
+  untrusted: true,
+  updatedAt: '2026-11-10T00:00:00.000Z',
+});
+const beans = product({ id: 'prd_beans', title: 'House beans 1 kg', price: 1200, currency: 'JPY' });
+
+const autumn = campaign({
+  id: 'cmp_autumn',
+  name: 'Autumn roast launch',
+  slug: 'autumn-roast',
+  objective: 'Launch the autumn roast: 20% off through November.',
+  startsAt: '2026-11-01T00:00:00.000Z',
+  endsAt: '2026-11-30T00:00:00.000Z',
+  updatedAt: '2026-11-05T00:00:00.000Z',
+  // Deliberately out of id order: fills list variants by id.
+  variants: [
+    variant({
+      id: 'var_b',
+      campaignId: 'cmp_autumn',
+      headline: 'Taste autumn',
+      body: 'Caramel and plum.\nRoasted this week.',
+      callToAction: 'Order the roast',
+      ctaUrl: 'https://shop.example.com/autumn?utm=(x)',
+      imageRefs: [{ url: 'https://media.example.com/autumn.png', alt: 'A bag of autumn roast' }],
+      weight: 30,
+      updatedAt: '2026-11-12T00:00:00.000Z',
+    }),
+    variant({
+      id: 'var_a',
+      campaignId: 'cmp_autumn',
+      headline: 'Autumn in a cup',
+      body: 'Our darkest roast yet, *limited*.',
+      callToAction: 'See the offer',
+      weight: 70,
+    }),
+  ],
+  products: [hostileProduct, beans],
+});
+const winter = campaign({
+  id: 'cmp_winter',
+  name: 'Winter blend',
+  slug: 'winter-blend',
+  objective: null,
+  publishedAt: '2026-10-20T00:00:00.000Z',
+  updatedAt: '2026-10-20T00:00:00.000Z',
+  variants: [
+    variant({
+      id: 'var_w',
+      campaignId: 'cmp_winter',
+      headline: 'Warm up',
+      body: 'Spiced winter blend.',
+      callToAction: 'Try it',
+    }),
+  ],
+  products: [beans],
+});
+
+function zone(id: string, key: string, name: string, deployments: Surface['zones'][number]['deployments'] = []) {
+  return { id, key, name, kind: 'banner', deployments };
+}
+
+const deployment = (id: string, campaignId: string, priority: number, startsAt: string | null = null) => ({
+  id,
+  campaignId,
+  priority,
+  startsAt,
+  endsAt: null,
+});
+
+function fixtureSnapshot(): SiteSnapshot {
+  return {
+    workspace: { id: 'ws_01', name: 'Acme', slug: 'acme' },
+    brand: {
+      brandbook: {
+        ...DEFAULT_BRANDBOOK,
+        colors: { ...DEFAULT_BRANDBOOK.colors, primary: '#123456' },
+        fonts: { heading: '"Playfair Display", serif</style><script>x()</script>', body: 'Inter, sans-serif' },
+        logoUrl: 'https://cdn.example.com/logo.png',
+      },
+      profile: {
+        displayName: 'Acme Coffee',
+        tagline: 'Roasted in small batches',
+        description: 'Specialty coffee roaster\nfrom Lisbon.',
+        website: 'https://acme.example',
+        contactEmail: 'hello@acme.example',
+        sameAs: ['https://www.instagram.com/acme'],
+      },
+      voice: DEFAULT_VOICE,
+      concierge: { ...DEFAULT_CONCIERGE, faq: [{ question: 'Do you ship abroad?', answer: 'Yes, across the EU.' }] },
+      version: 3,
+      updatedAt: '2026-11-20T10:00:00.000Z',
+    },
+    // Copies: tests change the snapshot they get.
+    campaigns: structuredClone([autumn, winter]),
+    surfaces: [
+      {
+        id: 'srf_home',
+        name: 'Home page',
+        kind: 'brand_page',
+        path: '/',
+        channel: null,
+        description: null,
+        zones: [zone('zon_home_hero', 'hero', 'Featured', [deployment('dep_h1', 'cmp_winter', 1)])],
+      },
+      {
+        id: 'srf_summer',
+        name: 'Summer page',
+        kind: 'brand_page',
+        path: '/summer/',
+        channel: null,
+        description: 'What we pour when it is hot.',
+        zones: [
+          zone('zon_hero', 'hero', 'Hero', [
+            deployment('dep_1', 'cmp_winter', 1),
+            deployment('dep_2', 'cmp_autumn', 5),
+            // Opens after this publication: not shown yet.
+            deployment('dep_3', 'cmp_autumn', 9, '2027-01-01T00:00:00.000Z'),
+          ]),
+          zone('zon_side', 'sidebar', 'Sidebar'),
+        ],
+      },
+      {
+        id: 'srf_shadow',
+        name: 'Would shadow the campaign index',
+        kind: 'brand_page',
+        path: '/campaigns',
+        channel: null,
+        description: null,
+        zones: [],
+      },
+      {
+        id: 'srf_email',
+        name: 'Newsletter',
+        kind: 'email',
+        path: null,
+        channel: null,
+        description: null,
+        zones: [zone('zon_mail', 'top', 'Top', [deployment('dep_m', 'cmp_autumn', 1)])],
+      },
+    ],
+  };
+}
+
+function fixture(snapshot: SiteSnapshot = fixtureSnapshot()): PublishedSite {
+  return { workspaceId: 'ws_01', slug: 'acme', version: 4, publishedAt: PUBLISHED_AT, origin: ORIGIN, snapshot };
+}
+
+/**
+ * Joins a page's parts with the chosen variants' fragments, as the brand host does (it also wraps each HTML
+ * fragment in the beacon element, which is not the renderer's business).
+ */
+function assemble(
+  page: RenderedPage,
+  chooseVariant: (campaignId: string, fill: SlotFill) => string,
+): { html: string; markdown: string } {
+  const join = (parts: RenderedPage['html'], format: 'html' | 'markdown') =>
+    parts
+      .map((part) => {
+        if (typeof part === 'string') return part;
+        const fill = page.fills[part.campaignId];
+        if (!fill) throw new Error(`No fill for ${part.campaignId} on ${page.path}`);
+        const fragment = fill.byVariant[chooseVariant(part.campaignId, fill)];
+        if (!fragment) throw new Error(`No fragment chosen for ${part.campaignId} on ${page.path}`);
+        return fragment[format];
+      })
+      .join('');
+  return { html: join(page.html, 'html'), markdown: join(page.markdown, 'markdown') };
+}
+
+const firstVariant = (_campaignId: string, fill: SlotFill) => fill.variants[0]!.id;
+
+function pageAt(site: RenderedSite, path: string): RenderedPage {
+  const page = site.pages.find((candidate) => candidate.path === path);
+  if (!page) throw new Error(`No page at ${path}; pages: ${site.pages.map((p) => p.path).join(', ')}`);
+  return page;
+}
+
+function fileAt(site: RenderedSite, path: string) {
+  const file = site.files.find((candidate) => candidate.path === path);
+  if (!file) throw new Error(`No file at ${path}`);
+  return file;
+}
+
+interface HtmlNode {
+  nodeName: string;
+  value?: string;
+  attrs?: { name: string; value: string }[];
+  childNodes?: HtmlNode[];
+  content?: HtmlNode;
+}
+
+function walk(node: HtmlNode, visit: (node: HtmlNode) => void): void {
+  visit(node);
+  for (const child of node.childNodes ?? []) walk(child, visit);
+}
+
+function elements(document: HtmlNode, name: string): HtmlNode[] {
+  const found: HtmlNode[] = [];
+  walk(document, (node) => {
+    if (node.nodeName === name) found.push(node);
+  });
+  return found;
+}
+
+const attr = (node: HtmlNode, name: string) => node.attrs?.find((a) => a.name === name)?.value;
+
+function textOf(node: HtmlNode): string {
+  let text = '';
+  walk(node, (child) => {
+    if (child.nodeName === '#text') text += child.value ?? '';
+  });
+  return text;
+}
+
+/** What a reader of the HTML sees: the body's text (entities decoded), whitespace collapsed. */
+function visibleText(html: string): string {
+  const document = parse(html) as unknown as HtmlNode;
+  const body = elements(document, 'body')[0]!;
+  return textOf(body).replace(/\s+/g, ' ');
+}
+
+/** What a reader of the markdown sees: backslash escapes removed, whitespace collapsed. */
+function markdownText(markdown: string): string {
+  return markdown.replace(/\\([!-/:-@[-`{-~])/g, '$1').replace(/\s+/g, ' ');
+}
+
+function jsonLdGraph(html: string): Record<string, any>[] {
+  const document = parse(html) as unknown as HtmlNode;
+  const scripts = elements(document, 'script').filter((s) => attr(s, 'type') === 'application/ld+json');
+  expect(scripts).toHaveLength(1);
+  const data = JSON.parse(textOf(scripts[0]!));
+  expect(data['@context']).toBe('https://schema.org');
+  expect(Array.isArray(data['@graph'])).toBe(true);
+  return data['@graph'];
+}
+
+const ofType = (graph: Record<string, any>[], type: string) => graph.filter((node) => node['@type'] === type);
+
+describe('renderBrandSite', () => {
+  const site = renderBrandSite(fixture());
+
+  it('renders home, indexes, campaign, product and brand pages, and skips a page that would shadow the host', () => {
+    expect(site.pages.map((page) => page.path)).toEqual([
+      '/',
+      '/campaigns',
+      '/campaigns/autumn-roast',
+      '/campaigns/winter-blend',
+      '/products',
+      '/products/prd_hostile',
+      '/products/prd_beans',
+      '/summer',
+    ]);
+    expect(site.files.map((file) => [file.path, file.contentType])).toEqual([
+      ['/llms.txt', 'text/plain; charset=utf-8'],
+      ['/sitemap.xml', 'application/xml; charset=utf-8'],
+      ['/robots.txt', 'text/plain; charset=utf-8'],
+    ]);
+    expect(pageAt(site, '/campaigns/autumn-roast').title).toBe('Autumn roast launch');
+  });
+
+  it('dates campaign pages by their newest change and everything else by the publication', () => {
+    expect(pageAt(site, '/campaigns/autumn-roast').lastModified).toBe('2026-11-20T10:00:00.000Z'); // brand update
+    const noBrandUpdate = fixtureSnapshot();
+    noBrandUpdate.brand.updatedAt = null;
+    const rendered = renderBrandSite(fixture(noBrandUpdate));
+    expect(pageAt(rendered, '/campaigns/autumn-roast').lastModified).toBe('2026-11-12T00:00:00.000Z'); // variant
+    expect(pageAt(rendered, '/campaigns/winter-blend').lastModified).toBe('2026-10-20T00:00:00.000Z');
+    for (const path of ['/', '/campaigns', '/products', '/products/prd_beans', '/summer']) {
+      expect(pageAt(rendered, path).lastModified).toBe(PUBLISHED_AT);
+    }
+    for (const file of rendered.files) expect(file.lastModified).toBe(PUBLISHED_AT);
+  });
+
+  it('writes complete HTML documents with canonical and markdown alternate links, brand styles and the beacon', () => {
+    for (const page of site.pages) {
+      const { html } = assemble(page, firstVariant);
+      const document = parse(html) as unknown as HtmlNode;
+      const url = page.path === '/' ? `${ORIGIN}/` : `${ORIGIN}${page.path}`;
+      expect(html.startsWith('<!DOCTYPE html>')).toBe(true);
+      expect(attr(elements(document, 'html')[0]!, 'lang')).toBe('en');
+      const metas = elements(document, 'meta');
+      expect(metas.some((meta) => attr(meta, 'charset') === 'utf-8')).toBe(true);
+      expect(metas.some((meta) => attr(meta, 'name') === 'viewport')).toBe(true);
+      expect(textOf(elements(document, 'title')[0]!)).toContain(page.title);
+      const links = elements(document, 'link');
+      expect(links.find((link) => attr(link, 'rel') === 'canonical')?.attrs).toContainEqual({
+        name: 'href',
+        value: url,
+      });
+      const alternate = links.find((link) => attr(link, 'rel') === 'alternate');
+      expect(attr(alternate!, 'type')).toBe('text/markdown');
+      expect(attr(alternate!, 'href')).toBe(url);
+      const scripts = elements(document, 'script');
+      expect(scripts.map((script) => [attr(script, 'type') ?? null, attr(script, 'src') ?? null])).toEqual([
+        ['application/ld+json', null],
+        [null, '/_cp/beacon.js'],
+      ]);
+      expect(scripts[1]!.attrs!.some((a) => a.name === 'defer')).toBe(true);
+      const css = textOf(elements(document, 'style')[0]!);
+      expect(css).toContain('--primary:#123456');
+      // The heading font had markup in it: the default heading font stands in.
+      expect(css).toContain('h1,h2,h3{font-family:Georgia, serif;');
+      expect(css).toContain('font-family:Inter, sans-serif;');
+      expect(css).not.toContain('<');
+      // Nothing is fetched from elsewhere except images.
+      expect(html).not.toMatch(/<link[^>]+rel="stylesheet"/);
+      const nav = elements(document, 'nav')[0]!;
+      expect(elements(nav, 'a').map((a) => attr(a, 'href'))).toEqual(['/', '/campaigns', '/products']);
+    }
+  });
+
+  it('gives every page one JSON-LD graph: Organization and WebSite on home, Product with Offer on campaign and product pages', () => {
+    const home = jsonLdGraph(assemble(pageAt(site, '/'), firstVariant).html);
+    const [organization] = ofType(home, 'Organization');
+    expect(organization).toMatchObject({
+      name: 'Acme Coffee',
+      url: `${ORIGIN}/`,
+      logo: 'https://cdn.example.com/logo.png',
+      description: 'Specialty coffee roaster\nfrom Lisbon.',
+      email: 'hello@acme.example',
+      sameAs: ['https://acme.example', 'https://www.instagram.com/acme'],
+    });
+    expect(ofType(home, 'WebSite')[0]).toMatchObject({ url: `${ORIGIN}/`, publisher: { '@id': organization!['@id'] } });
+
+    const campaignGraph = jsonLdGraph(assemble(pageAt(site, '/campaigns/autumn-roast'), firstVariant).html);
+    expect(ofType(campaignGraph, 'WebPage')[0]).toMatchObject({
+      url: `${ORIGIN}/campaigns/autumn-roast`,
+      name: 'Autumn roast launch',
+      datePublished: '2026-11-01T00:00:00.000Z',
+    });
+    const products = ofType(campaignGraph, 'Product');
+    expect(products.map((p) => p.name)).toEqual([HOSTILE, 'House beans 1 kg']);
+    expect(products[0]).toMatchObject({
+      url: `${ORIGIN}/products/prd_hostile`,
+      brand: { '@type': 'Brand', name: 'Acme Roasters' },
+      sku: 'AR-250',
+      image: ['https://cdn.example.com/roast.png'],
+      offers: {
+        '@type': 'Offer',
+        price: '18.00',
+        priceCurrency: 'EUR',
+        url: `${ORIGIN}/products/prd_hostile`,
+        validFrom: '2026-11-01T00:00:00.000Z',
+        validThrough: '2026-11-30T00:00:00.000Z',
+      },
+    });
+    expect(products[1]!.offers).toMatchObject({ price: '1200', priceCurrency: 'JPY' });
+    expect(products[1]!.brand).toEqual({ '@type': 'Brand', name: 'Acme Coffee' });
+
+    const productGraph = jsonLdGraph(assemble(pageAt(site, '/products/prd_beans'), firstVariant).html);
+    const [beansNode] = ofType(productGraph, 'Product');
+    expect(beansNode).toMatchObject({
+      name: 'House beans 1 kg',
+      offers: { '@type': 'Offer', price: '1200', priceCurrency: 'JPY', url: `${ORIGIN}/products/prd_beans` },
+    });
+    expect(ofType(productGraph, 'WebPage')[0]!.mainEntity).toEqual({ '@id': beansNode!['@id'] });
+
+    const index = jsonLdGraph(assemble(pageAt(site, '/campaigns'), firstVariant).html);
+    expect(ofType(index, 'CollectionPage')[0]!.mainEntity.itemListElement.map((item: any) => item.url)).toEqual([
+      `${ORIGIN}/campaigns/autumn-roast`,
+      `${ORIGIN}/campaigns/winter-blend`,
+    ]);
+    for (const page of site.pages) expect(jsonLdGraph(assemble(page, firstVariant).html).length).toBeGreaterThan(0);
+  });
+
+  it('lists every page in the sitemap with absolute locations and its last modification', () => {
+    const sitemap = fileAt(site, '/sitemap.xml');
+    const parsed = new XMLParser({ isArray: (name) => name === 'url' }).parse(sitemap.body);
+    expect(sitemap.body.startsWith('<?xml version="1.0" encoding="UTF-8"?>\n')).toBe(true);
+    expect(sitemap.body).toContain('<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">');
+    const urls = parsed.urlset.url as { loc: string; lastmod: string }[];
+    expect(urls.map((url) => url.loc)).toEqual(
+      site.pages.map((page) => (page.path === '/' ? `${ORIGIN}/` : `${ORIGIN}${page.path}`)),
+    );
+    expect(urls.map((url) => url.lastmod)).toEqual(site.pages.map((page) => page.lastModified));
+  });
+
+  it('lets crawlers read everything but the beacon endpoints, and announces the sitemap', () => {
+    const robotsUrl = `${ORIGIN}/robots.txt`;
+    const robots = robotsParser(robotsUrl, fileAt(site, '/robots.txt').body);
+    expect(robots.isAllowed(`${ORIGIN}/`, 'AnyBot')).toBe(true);
+    expect(robots.isAllowed(`${ORIGIN}/campaigns/autumn-roast`, 'AnyBot')).toBe(true);
+    expect(robots.isDisallowed(`${ORIGIN}/_cp/events`, 'AnyBot')).toBe(true);
+    expect(robots.isDisallowed(`${ORIGIN}/_cp/beacon.js`, 'AnyBot')).toBe(true);
+    expect(robots.getSitemaps()).toEqual([`${ORIGIN}/sitemap.xml`]);
+  });
+
+  it('states the same facts in the HTML and in the markdown twin of a campaign page, for each variant', () => {
+    const page = pageAt(site, '/campaigns/autumn-roast');
+    const fill = page.fills.cmp_autumn!;
+    expect(fill.variants).toEqual([
+      { id: 'var_a', weight: 70 },
+      { id: 'var_b', weight: 30 },
+    ]);
+    const expectations: Record<string, { headline: string; body: string[]; cta: string; href: string }> = {
+      var_a: {
+        headline: 'Autumn in a cup',
+        body: ['Our darkest roast yet, *limited*.'],
+        cta: 'See the offer',
+        href: `${ORIGIN}/campaigns/autumn-roast`,
+      },
+      var_b: {
+        headline: 'Taste autumn',
+        body: ['Caramel and plum.', 'Roasted this week.'],
+        cta: 'Order the roast',
+        href: 'https://shop.example.com/autumn?utm=(x)',
+      },
+    };
+    for (const [variantId, expected] of Object.entries(expectations)) {
+      const { html, markdown } = assemble(page, () => variantId);
+      const text = visibleText(html);
+      const md = markdownText(markdown);
+      const facts = [
+        'Autumn roast launch',
+        'Launch the autumn roast: 20% off through November.',
+        '2026-11-01',
+        '2026-11-30',
+        expected.headline,
+        ...expected.body,
+        expected.cta,
+        HOSTILE,
+        '€18.00',
+        'House beans 1 kg',
+        '¥1,200',
+      ];
+      for (const fact of facts) {
+        expect(text).toContain(fact);
+        expect(md).toContain(fact);
+      }
+      // The call to action: a link carrying data-cp-cta in HTML, an absolute link in markdown.
+      const document = parse(html) as unknown as HtmlNode;
+      const cta = elements(document, 'a').find((a) => a.attrs?.some((x) => x.name === 'data-cp-cta'));
+      expect(textOf(cta!)).toBe(expected.cta);
+      expect(new URL(attr(cta!, 'href')!, `${ORIGIN}/`).href).toBe(new URL(expected.href).href);
+      expect(markdown).toContain(`[${expected.cta}](${expected.href.replace('(', '%28').replace(')', '%29')})`);
+      // Product links: to the product pages, absolute in markdown.
+      expect(markdown).toContain(`](${ORIGIN}/products/prd_beans): ¥1,200`);
+      expect(markdown.startsWith('# Autumn roast launch\n')).toBe(true);
+      expect(markdown.endsWith('\n')).toBe(true);
+      expect(markdown).not.toContain('\n\n\n');
+    }
+    // Only variant B has an image; the markdown shows it too.
+    expect(fill.byVariant.var_b!.markdown).toContain('![A bag of autumn roast](https://media.example.com/autumn.png)');
+    expect(fill.byVariant.var_b!.html).toContain(
+      '<img src="https://media.example.com/autumn.png" alt="A bag of autumn roast"',
+    );
+  });
+
+  it('states the same facts in both forms of a product page, and keeps imported links harmless', () => {
+    const page = pageAt(site, '/products/prd_hostile');
+    const { html, markdown } = assemble(page, firstVariant);
+    const text = visibleText(html);
+    const md = markdownText(markdown);
+    for (const fact of [
+      HOSTILE,
+      '€18.00',
+      'Acme Roasters',
+      'AR-250',
+      '250 g',
+      'Colombia',
+      'Autumn roast launch',
+      'https://shop.example.com/roast',
+    ]) {
+      expect(text).toContain(fact);
+      expect(md).toContain(fact);
+    }
+    expect(html).toContain('<img src="https://cdn.example.com/roast.png"');
+    expect(html).not.toContain('javascript:alert(1)"');
+    expect(markdown).not.toMatch(/(?<!\\)\]\(javascript:/);
+    expect(html).toMatch(/<a href="https:\/\/shop\.example\.com\/roast" rel="nofollow ugc noopener">/);
+    // Markdown syntax in the imported description stays text.
+    expect(markdown).toContain('\\# not a heading');
+    expect(markdown).toContain('\\[click\\](javascript:alert(1))');
+  });
+
+  it('never lets untrusted text become markup', () => {
+    for (const page of site.pages) {
+      for (const variantChoice of [firstVariant, (_: string, fill: SlotFill) => fill.variants.at(-1)!.id]) {
+        const { html, markdown } = assemble(page, variantChoice);
+        expect(html).not.toContain('<script>alert(1)');
+        expect(html).not.toContain('x()</script>');
+        expect(markdown).not.toContain('<script>');
+        const document = parse(html) as unknown as HtmlNode;
+        expect(elements(document, 'script')).toHaveLength(2);
+        if (html.includes('alert(1)')) {
+          expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;quotes&quot;');
+        }
+      }
+    }
+    expect(assemble(pageAt(site, '/products/prd_hostile'), firstVariant).html).toContain('\\u003cscript>alert(1)');
+  });
+
+  it('places brand-page zones in order, highest priority first, with an empty state for an empty zone', () => {
+    const summer = pageAt(site, '/summer');
+    expect(summer.title).toBe('Summer page');
+    const slots = summer.html.filter((part) => typeof part !== 'string');
+    expect(slots).toEqual([
+      { campaignId: 'cmp_autumn', zoneId: 'zon_hero', surfaceId: 'srf_summer' },
+      { campaignId: 'cmp_winter', zoneId: 'zon_hero', surfaceId: 'srf_summer' },
+    ]);
+    expect(summer.markdown.filter((part) => typeof part !== 'string')).toEqual(slots);
+    expect(Object.keys(summer.fills).sort()).toEqual(['cmp_autumn', 'cmp_winter']);
+    const { html, markdown } = assemble(summer, firstVariant);
+    const text = visibleText(html);
+    expect(text.indexOf('Hero')).toBeLessThan(text.indexOf('Autumn in a cup'));
+    expect(text.indexOf('Autumn in a cup')).toBeLessThan(text.indexOf('Warm up'));
+    expect(text.indexOf('Warm up')).toBeLessThan(text.indexOf('Sidebar'));
+    expect(text).toContain(EMPTY_TEXT.zone);
+    expect(markdown).toContain(`## Sidebar\n\n${EMPTY_TEXT.zone}\n`);
+    expect(markdown).toContain('### Autumn in a cup\n');
+    expect(html).toContain('<h2 id="zone-sidebar">Sidebar</h2>');
+
+    const home = pageAt(site, '/');
+    expect(home.html.filter((part) => typeof part !== 'string')).toEqual([
+      { campaignId: 'cmp_winter', zoneId: 'zon_home_hero', surfaceId: 'srf_home' },
+    ]);
+    const homeText = markdownText(assemble(home, firstVariant).markdown);
+    for (const fact of [
+      'Acme Coffee',
+      'Roasted in small batches',
+      'Featured',
+      'Warm up',
+      'Autumn roast launch',
+      'Do you ship abroad?',
+      'hello@acme.example',
+    ]) {
+      expect(homeText).toContain(fact);
+    }
+    // The campaign page's slot stands for no zone.
+    expect(pageAt(site, '/campaigns/winter-blend').html.filter((part) => typeof part !== 'string')).toEqual([
+      { campaignId: 'cmp_winter', zoneId: null, surfaceId: null },
+    ]);
+  });
+
+  it('shows a campaign without an active variant as a fixed teaser instead of an empty slot', () => {
+    const snapshot = fixtureSnapshot();
+    snapshot.campaigns[0]!.variants = snapshot.campaigns[0]!.variants.map((v) => ({ ...v, status: 'paused' }));
+    const rendered = renderBrandSite(fixture(snapshot));
+    const summer = pageAt(rendered, '/summer');
+    expect(summer.html.filter((part) => typeof part !== 'string')).toEqual([
+      { campaignId: 'cmp_winter', zoneId: 'zon_hero', surfaceId: 'srf_summer' },
+    ]);
+    const { html, markdown } = assemble(summer, firstVariant);
+    expect(visibleText(html)).toContain('See Autumn roast launch');
+    expect(markdown).toContain(`[See Autumn roast launch](${ORIGIN}/campaigns/autumn-roast)`);
+    const campaignPage = pageAt(rendered, '/campaigns/autumn-roast');
+    expect(campaignPage.html.some((part) => typeof part !== 'string')).toBe(false);
+    expect(campaignPage.fills).toEqual({});
+  });
+
+  it('writes llms.txt with the H1, the summary and link sections of absolute URLs', () => {
+    const llms = fileAt(site, '/llms.txt').body;
+    const lines = llms.split('\n');
+    expect(lines[0]).toBe('# Acme Coffee');
+    expect(lines[1]).toBe('');
+    expect(lines[2]).toMatch(/^> Roasted in small batches\. .*`Accept: text\/markdown`\.$/);
+    const headings = lines.filter((line) => line.startsWith('#'));
+    expect(headings).toEqual([
+      '# Acme Coffee',
+      '## Campaigns',
+      '## Products',
+      '## Pages',
+      '## Agent resources',
+      '## Optional',
+    ]);
+    const links = [...llms.matchAll(/\]\(([^)]+)\)/g)].map((match) => match[1]!);
+    for (const link of links) expect(link.startsWith(`${ORIGIN}/`)).toBe(true);
+    expect(links).toEqual(
+      expect.arrayContaining([
+        `${ORIGIN}/campaigns/autumn-roast`,
+        `${ORIGIN}/campaigns/winter-blend`,
+        `${ORIGIN}/products/prd_hostile`,
+        `${ORIGIN}/products/prd_beans`,
+        `${ORIGIN}/summer`,
+        `${ORIGIN}/ask`,
+        `${ORIGIN}/.well-known/agent-skills/index.json`,
+        `${ORIGIN}/.well-known/agent-card.json`,
+        `${ORIGIN}/auth.md`,
+        `${ORIGIN}/.well-known/mcp/server-card.json`,
+        `${ORIGIN}/sitemap.xml`,
+      ]),
+    );
+    expect(llms).toContain('{"query": "..."}');
+    expect(llms).toContain('- [House beans 1 kg](https://acme.brands.example.com/products/prd_beans): ¥1,200');
+    expect(llms).toContain('\\<script\\>alert(1)\\</script\\>');
+    expect(llms.endsWith('\n')).toBe(true);
+    // The links to the well-known files are the files the well-known renderer writes.
+    expect(AGENT_FILE_PATHS).toEqual(WELL_KNOWN_PATHS);
+  });
+
+  it('is deterministic: the same publication renders to identical output', () => {
+    expect(renderBrandSite(fixture())).toEqual(site);
+    expect(JSON.stringify(renderBrandSite(structuredClone(fixture())))).toBe(JSON.stringify(site));
+  });
+
+  it('renders a site with a thousand campaigns in well under a second', () => {
+    const snapshot = fixtureSnapshot();
+    const products = Array.from({ length: 200 }, (_, i) =>
+      product({ id: `prd_${String(i).padStart(4, '0')}`, title: `Product ${i}`, price: i + 0.5, currency: 'EUR' }),
+    );
+    snapshot.campaigns = Array.from({ length: 1000 }, (_, i) => {
+      const id = `cmp_${String(i).padStart(4, '0')}`;
+      return campaign({
+        id,
+        name: `Campaign ${i}`,
+        slug: `campaign-${i}`,
+        objective: `Objective ${i}`,
+        variants: [0, 1, 2].map((n) =>
+          variant({ id: `var_${i}_${n}`, campaignId: id, headline: `Headline ${i}.${n}` }),
+        ),
+        products: [products[i % 200]!, products[(i * 7) % 200]!],
+      });
+    });
+    snapshot.surfaces[1]!.zones[0]!.deployments = snapshot.campaigns.map((c, i) =>
+      deployment(`dep_${i}`, c.id, i % 10),
+    );
+    const published = fixture(snapshot);
+    // CPU time, not wall time: other test files share the machine's cores.
+    const started = process.cpuUsage();
+    const rendered = renderBrandSite(published);
+    const spent = process.cpuUsage(started);
+    expect(rendered.pages).toHaveLength(1 + 1 + 1000 + 1 + 200 + 1);
+    expect(pageAt(rendered, '/summer').html.filter((part) => typeof part !== 'string')).toHaveLength(1000);
+    expect((spent.user + spent.system) / 1000).toBeLessThan(1000);
+  });
+});
+
+describe('renderBrandSite over generated sites', () => {
+  const ids = (prefix: string, count: number) => Array.from({ length: count }, (_, i) => `${prefix}_${i}`);
+  const productIds = ids('prd', 4);
+  const campaignIds = ids('cmp', 5);
+
+  const snapshotArbitrary = fc
+    .record({
+      campaigns: fc.array(
+        fc.record({
+          index: fc.nat(4),
+          variants: fc.array(
+            fc.record({ id: fc.stringMatching(/^var_[a-z]{1,3}$/), weight: fc.nat(100), active: fc.boolean() }),
+            { maxLength: 3 },
+          ),
+          products: fc.subarray(productIds),
+          name: fc.string({ maxLength: 20 }),
+        }),
+        { maxLength: 5 },
+      ),
+      surfaces: fc.array(
+        fc.record({
+          path: fc.constantFrom('/', '/a', '/a/', '/b', '/campaigns', '/_cp/x', '/ask', '//c', null),
+          zones: fc.array(
+            fc.array(
+              fc.record({ campaign: fc.constantFrom(...campaignIds), priority: fc.integer({ min: -5, max: 5 }) }),
+              {
+                maxLength: 4,
+              },
+            ),
+            { maxLength: 3 },
+          ),
+        }),
+        { maxLength: 4 },
+      ),
+    })
+    .map(({ campaigns, surfaces }): SiteSnapshot => {
+      const snapshot = fixtureSnapshot();
+      const seen = new Set<string>();
+      snapshot.campaigns = campaigns
+        .filter((c) => !seen.has(campaignIds[c.index]!) && seen.add(campaignIds[c.index]!))
+        .map((c) => {
+          const id = campaignIds[c.index]!;
+          const variantIds = new Set<string>();
+          return campaign({
+            id,
+            name: c.name,
+            slug: id.replace('_', '-'),
+            variants: c.variants
+              .filter((v) => !variantIds.has(v.id) && variantIds.add(v.id))
+              .map((v) =>
+                variant({
+                  id: `${id}_${v.id}`,
+                  campaignId: id,
+                  weight: v.weight,
+                  status: v.active ? 'active' : 'paused',
+                }),
+              ),
+            products: c.products.map((p) => product({ id: p, title: `Title ${p}`, price: 1, currency: 'EUR' })),
+          });
+        });
+      snapshot.surfaces = surfaces.map((s, i) => ({
+        id: `srf_${i}`,
+        name: `Surface ${i}`,
+        kind: 'brand_page',
+        path: s.path,
+        channel: null,
+        description: null,
+        zones: s.zones.map((deployments, z) =>
+          zone(
+            `zon_${i}_${z}`,
+            `z${z}`,
+            `Zone ${z}`,
+            deployments.map((d, n) => deployment(`dep_${i}_${z}_${n}`, d.campaign, d.priority)),
+          ),
+        ),
+      }));
+      return snapshot;
+    });
+
+  it('gives every slot a fill with its active variants in id order, and renders each path once', () => {
+    fc.assert(
+      fc.property(snapshotArbitrary, (snapshot) => {
+        const rendered = renderBrandSite(fixture(snapshot));
+        const paths = [...rendered.pages, ...rendered.files].map((doc) => doc.path);
+        expect(new Set(paths).size).toBe(paths.length);
+        for (const path of paths) expect(path === '/' || !path.endsWith('/')).toBe(true);
+        for (const page of rendered.pages) {
+          const htmlSlots = page.html.filter((part) => typeof part !== 'string');
+          expect(page.markdown.filter((part) => typeof part !== 'string')).toEqual(htmlSlots);
+          for (const slot of htmlSlots) {
+            const fill = page.fills[slot.campaignId];
+            expect(fill).toBeDefined();
+            const active = snapshot.campaigns
+              .find((c) => c.id === slot.campaignId)!
+              .variants.filter((v) => v.status === 'active')
+              .map((v) => v.id)
+              .sort();
+            expect(fill!.variants.map((v) => v.id)).toEqual(active);
+            expect(active.length).toBeGreaterThan(0);
+            for (const v of fill!.variants) {
+              expect(fill!.byVariant[v.id]?.html).toContain('data-cp-cta');
+              expect(fill!.byVariant[v.id]?.markdown.endsWith('\n')).toBe(true);
+            }
+          }
+          expect(Object.keys(page.fills).sort()).toEqual([...new Set(htmlSlots.map((s) => s.campaignId))].sort());
+          const assembled = assemble(page, firstVariant);
+          expect(assembled.markdown.endsWith('\n')).toBe(true);
+        }
+        expect(renderBrandSite(fixture(snapshot))).toEqual(rendered);
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
