@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { RepublishPort } from '../src/domain/campaigns/campaigns.service.ts';
 import type { CreativeStudio } from '../src/domain/creative/studio.ts';
 import type { SafeFetch } from '../src/net/safe-fetch.ts';
+import type { PlatformLinks } from '../src/public/brand-site/site-model.ts';
 
 /** What activity factories receive from the worker's composition root. */
 export interface ActivityDeps {
@@ -14,4 +15,10 @@ export interface ActivityDeps {
   safeFetch: Pick<SafeFetch, 'fetch'>;
   /** Asks for the workspace's brand site to be republished (after a live campaign changed). */
   republish: RepublishPort;
+  /** What brand-site rendering needs from configuration. */
+  sites: {
+    links: PlatformLinks;
+    /** The brand subdomain's origin for a workspace slug (`https://acme.brands.example.com`). */
+    subdomainOrigin(slug: string): string;
+  };
 }

@@ -1,21 +1,27 @@
 /**
- * Publishing activities: freeze what is public now into the next site publication of the workspace.
+ * Publishing activities: freeze what is public now into the next site publication of the workspace, render
+ * every page, markdown twin and well-known file of it, and store them for the brand host to serve.
  * Idempotent in effect: a retry writes another version with the same content, which is harmless.
  */
 import { createBrandService } from '../src/domain/brand/brand.service.ts';
+import { CustomDomain } from '../src/domain/brand/custom-domain.entity.ts';
 import { SitePublication } from '../src/domain/publishing/site-publication.entity.ts';
 import { readSiteSnapshot } from '../src/domain/publishing/site-snapshot.ts';
+import { writeSiteDocuments } from '../src/domain/publishing/site-store.ts';
+import { renderBrandSite } from '../src/public/brand-site/render/index.ts';
+import type { PublishedSite } from '../src/public/brand-site/site-model.ts';
+import { renderBrandAgentFiles } from '../src/public/well-known/index.ts';
 import type { ActivityDeps } from './deps.ts';
 
 const noRepublish = { requestRepublish: async () => undefined };
 
-export function createPublishingActivities({ orm }: ActivityDeps) {
+export function createPublishingActivities({ orm, sites }: ActivityDeps) {
   const brands = createBrandService({ republish: noRepublish });
   return {
     async publishSite(input: {
       workspaceId: string;
       reasons: string[];
-    }): Promise<{ version: number; campaigns: number }> {
+    }): Promise<{ version: number; campaigns: number; documents: number }> {
       const em = orm.em.fork();
       return em.transactional(async (tx) => {
         await tx
@@ -34,14 +40,34 @@ export function createPublishingActivities({ orm }: ActivityDeps) {
           { orderBy: { version: 'desc' }, fields: ['version'] },
         );
         const version = (latest?.version ?? 0) + 1;
-        tx.create(SitePublication, {
+        // Pages link to one canonical origin: the first verified custom domain, else the brand subdomain.
+        const domain = await tx.findOne(
+          CustomDomain,
+          { workspace: input.workspaceId, verifiedAt: { $ne: null } },
+          { orderBy: { verifiedAt: 'asc' } },
+        );
+        const subdomain = sites.subdomainOrigin(snapshot.workspace.slug);
+        const origin = domain ? `${new URL(subdomain).protocol}//${domain.hostname}` : subdomain;
+        const publication = tx.create(SitePublication, {
           workspace: input.workspaceId,
           version,
           snapshot: snapshot as unknown as Record<string, unknown>,
           reasons: input.reasons.slice(0, 20),
+          origin,
         });
         await tx.flush();
-        return { version, campaigns: snapshot.campaigns.length };
+        const site: PublishedSite = {
+          workspaceId: input.workspaceId,
+          slug: snapshot.workspace.slug,
+          version,
+          publishedAt: publication.createdAt.toISOString(),
+          origin,
+          snapshot,
+        };
+        const rendered = renderBrandSite(site);
+        rendered.files.push(...renderBrandAgentFiles(site, sites.links));
+        const documents = await writeSiteDocuments(tx, input.workspaceId, version, rendered);
+        return { version, campaigns: snapshot.campaigns.length, documents };
       });
     },
   };

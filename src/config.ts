@@ -6,6 +6,7 @@
  * instead of failing later on first use.
  */
 import { randomBytes } from 'node:crypto';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
@@ -62,6 +63,16 @@ const hostname = z
     message: 'must be a DNS hostname without scheme or port, e.g. sites.example.com',
   });
 
+/** `1.1.1.1`, `1.1.1.1:53`, `2606:4700::1111` or `[2606:4700::1111]:53` (what `dns.setServers` takes). */
+function isResolverAddress(value: string): boolean {
+  const validPort = (digits: string | undefined) => !digits || (Number(digits) >= 1 && Number(digits) <= 65535);
+  const bracketed = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(value);
+  if (bracketed) return net.isIPv6(bracketed[1]!) && validPort(bracketed[2]);
+  if (net.isIPv6(value)) return true;
+  const v4 = /^([^:]+)(?::(\d{1,5}))?$/.exec(value);
+  return !!v4 && net.isIPv4(v4[1]!) && validPort(v4[2]);
+}
+
 const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
@@ -104,6 +115,8 @@ const EnvSchema = z.object({
   COOKIE_SECRETS: secretList.optional(),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(120),
   CALL_CODE_CACHE_TTL_MS: z.coerce.number().int().min(0).max(300_000).default(15_000),
+  BRAND_SITE_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
+  CONCIERGE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(30),
   SSRF_ALLOW_PRIVATE_HOSTS: z
     .string()
     .optional()
@@ -113,6 +126,20 @@ const EnvSchema = z.object({
         .map((host) => host.trim().toLowerCase())
         .filter(Boolean),
     ),
+  DNS_RESOLVER_SERVERS: z
+    .string()
+    .optional()
+    .transform((value) =>
+      (value ?? '')
+        .split(',')
+        .map((server) => server.trim())
+        .filter(Boolean),
+    )
+    .refine(
+      (servers) => servers.every(isResolverAddress),
+      'must be a comma-separated list of resolver IP addresses with optional ports, e.g. 1.1.1.1,[2606:4700::1111]:53',
+    ),
+  DOMAIN_VERIFICATION_HTTP_PORT: port.default(80),
   MEDIA_STORE: z.enum(['local', 's3']).default('local'),
   MEDIA_DIR: optionalString,
   S3_ENDPOINT: optionalString,
@@ -201,8 +228,19 @@ export interface Config {
   rateLimitPerMinute: number;
   /** How long a call-code answer is cached per workspace (a revocation takes effect within this time). */
   callCodeCacheTtlMs: number;
+  /** How long a brand host's latest publication is trusted before asking again (a republish shows within it). */
+  brandSiteCacheTtlMs: number;
+  /** Concierge questions per minute per visitor address and brand. */
+  conciergeRateLimitPerMinute: number;
   /** Hosts the open-web fetcher may reach on private addresses (operator opt-in, e.g. an internal catalogue). */
   ssrfAllowPrivateHosts: string[];
+  /** How custom domains are verified (DNS TXT record, then HTTP token file). */
+  domainVerification: {
+    /** DNS servers for the TXT lookup and the HTTP check's address lookup; empty = the system's resolvers. */
+    resolverServers: string[];
+    /** Port of the HTTP token check (80 in production; tests point it at a loopback server). */
+    httpPort: number;
+  };
   /** Where `campaignctl login` keeps its OAuth tokens (mode 0600). */
   cliCredentialsFile: string;
   /** Generated media (images, videos): a local directory, or an S3-compatible bucket. */
@@ -314,7 +352,10 @@ export function loadConfig(env: Env): Config {
     allowedOrigins: [new URL(platformUrl).origin, ...e.ALLOWED_ORIGINS],
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     callCodeCacheTtlMs: e.CALL_CODE_CACHE_TTL_MS,
+    brandSiteCacheTtlMs: e.BRAND_SITE_CACHE_TTL_MS,
+    conciergeRateLimitPerMinute: e.CONCIERGE_RATE_LIMIT_PER_MINUTE,
     ssrfAllowPrivateHosts: e.SSRF_ALLOW_PRIVATE_HOSTS,
+    domainVerification: { resolverServers: e.DNS_RESOLVER_SERVERS, httpPort: e.DOMAIN_VERIFICATION_HTTP_PORT },
     cliCredentialsFile: path.resolve(
       e.CLI_CREDENTIALS_FILE ?? path.join(os.homedir(), '.config', 'campaign-platform', 'credentials.json'),
     ),

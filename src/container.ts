@@ -13,6 +13,7 @@ import { createRateLimiter } from './domain/rate-limits/rate-limiter.ts';
 import { createSessionsService } from './domain/sessions/sessions.service.ts';
 import { createSafeFetch, type SafeFetch, type SafeFetchOptions } from './net/safe-fetch.ts';
 import { createBrandService } from './domain/brand/brand.service.ts';
+import { createCustomDomainsService } from './domain/brand/custom-domains.service.ts';
 import { createCampaignsService } from './domain/campaigns/campaigns.service.ts';
 import { createProductsService } from './domain/products/products.service.ts';
 import { createCallCodesService } from './domain/profiles/call-codes.service.ts';
@@ -41,6 +42,8 @@ import { createRendersService } from './domain/renders/renders.service.ts';
 import { createTemporalJobLauncher } from './temporal/temporal-job-launcher.ts';
 import { UnavailableError } from './errors.ts';
 import { brandSiteUrl } from './http/hosts.ts';
+import { createSiteEventRecorder, ensureEventPartitions } from './domain/analytics/event-recorder.ts';
+import { createSiteReader } from './domain/publishing/site-store.ts';
 
 export interface Container {
   config: Config;
@@ -74,6 +77,7 @@ function createServices(config: Config, orm: MikroORM, temporal: TemporalClient,
     campaigns,
     surfaces: createSurfacesService({ siteUrl }),
     brand,
+    customDomains: createCustomDomainsService({ config, republish, safeFetch, audit: createAuditService() }),
     callCodes: createCallCodesService({ selectableProfiles: SELECTABLE_PROFILES }),
     workspaces: createWorkspacesService(),
     audit: createAuditService(),
@@ -96,6 +100,10 @@ function createServices(config: Config, orm: MikroORM, temporal: TemporalClient,
     productImports: createProductImportsService({ jobs }),
     health: createHealthService({ orm, temporal: temporal.connection, namespace: config.temporal.namespace }),
     organization: createOrganizationService({ credits, brandSiteUrl: (slug) => brandSiteUrl(config, slug) }),
+    siteEvents: createSiteEventRecorder(orm),
+    siteReader: createSiteReader(orm, (head) => brandSiteUrl(config, head.slug), {
+      headTtlMs: config.brandSiteCacheTtlMs,
+    }),
   };
 }
 
@@ -126,6 +134,7 @@ export async function createContainer(config: Config, options: ContainerOptions 
     if (options.migrate !== false) {
       const applied = await migrateToLatest(orm);
       if (applied.length) log.info({ applied }, 'applied database migrations');
+      await ensureEventPartitions(orm);
     }
     const temporal = await connectTemporalClient(config, config.temporal.address, options.lazyTemporal);
     if (!options.lazyTemporal) {

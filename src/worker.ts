@@ -13,6 +13,7 @@ import { loadConfigOrExit, type Config } from './config.ts';
 import { createConfiguredStudio } from './domain/creative/studio.ts';
 import { createRepublishPort } from './domain/publishing/publishing.service.ts';
 import { createSafeFetch, type SafeFetchOptions } from './net/safe-fetch.ts';
+import { brandSiteUrl } from './http/hosts.ts';
 import { createOrm, migrateToLatest } from './db/orm.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { ensureSearchAttributes } from './temporal/search-attributes.ts';
@@ -51,7 +52,17 @@ export async function startWorker(
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     ...source,
-    activities: createActivities({ orm, log, studio, safeFetch, republish }),
+    activities: createActivities({
+      orm,
+      log,
+      studio,
+      safeFetch,
+      republish,
+      sites: {
+        links: { base: config.urls.base, platform: config.urls.platform, auth: config.urls.auth },
+        subdomainOrigin: (slug) => brandSiteUrl(config, slug),
+      },
+    }),
     shutdownGraceTime: '30s',
   });
   const done = worker.run().finally(async () => {

@@ -13,6 +13,8 @@ export const PERMISSIONS = [
   'credits:spend',
   /** Create and disable API keys. */
   'keys:manage',
+  /** Add, verify and remove the brand site's custom domains. */
+  'domains:manage',
   /** Invite members and change roles. */
   'members:manage',
   /** List and revoke connected OAuth apps. */
@@ -28,7 +30,7 @@ export type Permission = (typeof PERMISSIONS)[number];
 
 const VIEWER: Permission[] = ['workspace:read'];
 const EDITOR: Permission[] = [...VIEWER, 'content:write', 'credits:spend'];
-const ADMIN: Permission[] = [...EDITOR, 'keys:manage', 'members:manage', 'apps:manage', 'audit:read'];
+const ADMIN: Permission[] = [...EDITOR, 'keys:manage', 'domains:manage', 'members:manage', 'apps:manage', 'audit:read'];
 const OWNER: Permission[] = [...ADMIN, 'credits:manage', 'workspace:delete'];
 
 export const ROLE_PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {

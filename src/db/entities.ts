@@ -14,7 +14,9 @@ import { DeploymentSchema } from '../domain/campaigns/deployment.entity.ts';
 import { VariantSchema, VariantVersionSchema } from '../domain/campaigns/variant.entity.ts';
 import { ProductSchema } from '../domain/products/product.entity.ts';
 import { CallCodeSchema } from '../domain/profiles/call-code.entity.ts';
+import { SiteDocumentSchema } from '../domain/publishing/site-document.entity.ts';
 import { SitePublicationSchema } from '../domain/publishing/site-publication.entity.ts';
+import { CustomDomainSchema } from '../domain/brand/custom-domain.entity.ts';
 import { SurfaceSchema, ZoneSchema } from '../domain/surfaces/surface.entity.ts';
 import { CreditLedgerEntrySchema } from '../domain/credits/credit-ledger-entry.entity.ts';
 import { CreditQuoteSchema } from '../domain/credits/credit-quote.entity.ts';
@@ -50,6 +52,8 @@ export const ENTITY_SCHEMAS = [
   BrandSchema,
   CallCodeSchema,
   SitePublicationSchema,
+  SiteDocumentSchema,
+  CustomDomainSchema,
   CreditQuoteSchema,
   FilmCommissionSchema,
 ];

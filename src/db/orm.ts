@@ -24,6 +24,10 @@ export function ormOptions(options: OrmOptions): Options {
     pool: { min: 0, max: options.poolMax ?? 10 },
     // The global EntityManager is never used for work: every request and every activity forks its own.
     allowGlobalContext: false,
+    // Site events live in a table partitioned by time, created and maintained in SQL (see the analytics
+    // migration); the schema diff must neither recreate it as a plain table nor drop its partitions or the
+    // hand-written partition function.
+    schemaGenerator: { skipTables: [/^analytics_/], ignoreRoutines: true },
     migrations: {
       path: 'src/db/migrations',
       migrationsList: MIGRATIONS,

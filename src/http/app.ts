@@ -23,6 +23,8 @@ import { mcpRoutes } from './routes/mcp.ts';
 import { mediaRoutes } from './routes/media.ts';
 import { protectedResourceRoutes } from './routes/protected-resource.ts';
 import { rootSiteRoutes } from './routes/root-site.ts';
+import { brandSiteRoutes } from './routes/brand-site.ts';
+import { createBufferedSink } from '../domain/analytics/buffered-sink.ts';
 
 export interface HttpApp {
   app: Koa;
@@ -115,6 +117,13 @@ export function createHttpApp(container: Container): HttpApp {
   ]);
 
   const root = compose([rootSiteRoutes(config)]);
+  const servedEvents = createBufferedSink(services.siteEvents, { log });
+  const brand = brandSiteRoutes({
+    reader: services.siteReader,
+    events: services.siteEvents,
+    servedEvents,
+    log,
+  });
 
   const sites: Partial<Record<Site['kind'], Koa.Middleware>> = { platform, auth, root };
 
@@ -123,6 +132,8 @@ export function createHttpApp(container: Container): HttpApp {
   app.use(async (ctx, next) => {
     const site = resolveSite(ctx.hostname);
     ctx.state.site = site;
+    // Brand subdomains, and any other name (a custom domain is looked up; an unknown one gets 404 there).
+    if (site.kind === 'brand' || site.kind === 'unknown') return brand(ctx, site);
     const handler = sites[site.kind];
     if (!handler) {
       ctx.status = 404;
@@ -134,6 +145,9 @@ export function createHttpApp(container: Container): HttpApp {
 
   return {
     app,
-    close: () => endpoint.close(),
+    close: async () => {
+      await endpoint.close();
+      await servedEvents.close();
+    },
   };
 }

@@ -2,8 +2,8 @@
  * Recipe 1 of the spec (launch a campaign from a product URL) through real MCP clients over HTTP, with a real
  * worker on Temporal: import_from_url of a local product page → quote → generate_campaign start → poll
  * generation_status to complete (and, in a second run, the same through tasks/get) → variants →
- * update_variant → regenerate → publish → deploy to a surface from list_surfaces.
- * (The brand page as markdown joins when the public surfaces land.)
+ * update_variant → regenerate → publish → deploy to a surface from list_surfaces → fetch the brand page as
+ * markdown (`Accept: text/markdown`) and find the published variant live on it.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -131,6 +131,27 @@ it('runs recipe 1 end to end, polling generation_status', async () => {
       await client.callTool('manage_campaigns', { action: 'deploy', campaignId, zoneId: zone.id }),
     );
     expect(deployment).toMatchObject({ campaignId, zoneId: zone.id, status: 'active' });
+
+    // Step 6: verify on the brand site. The deploy republished it; the page at the surface's URL, fetched as
+    // markdown, carries one of the campaign's live variants.
+    const live = ok(await client.callTool('query_campaigns', { action: 'variants', campaignId })).variants as {
+      headline: string;
+      status: string;
+    }[];
+    const headlines = live.filter((variant) => variant.status === 'active').map((variant) => variant.headline);
+    expect(headlines.length).toBeGreaterThan(0);
+    const brandPageUrl = (
+      ok(await client.callTool('query_surfaces', { operation: 'get_surface', surfaceId })).surface as { url: string }
+    ).url;
+    let markdown = '';
+    for (let i = 0; i < 150; i += 1) {
+      const page = await testFetch(brandPageUrl, { headers: { accept: 'text/markdown' } });
+      markdown = page.status === 200 ? await page.text() : '';
+      if (headlines.some((headline) => markdown.includes(headline))) break;
+      await sleep(200);
+    }
+    expect(markdown.startsWith('# ')).toBe(true);
+    expect(headlines.some((headline) => markdown.includes(headline))).toBe(true);
 
     const balance = await platform.container.services.credits.balance(
       platform.container.orm.em.fork(),

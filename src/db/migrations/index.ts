@@ -1,4 +1,5 @@
 /** Committed migrations, in order. `npm run db:migration:create` writes a new file and adds it here. */
+import { Migration20261122082710_brand_sites } from './Migration20261122082710_brand_sites.ts';
 import { Migration20261122070645_durable_jobs } from './Migration20261122070645_durable_jobs.ts';
 import { Migration20261122061242_campaign_domain } from './Migration20261122061242_campaign_domain.ts';
 import { Migration20261122044545_initial_schema } from './Migration20261122044545_initial_schema.ts';
@@ -6,4 +7,5 @@ export const MIGRATIONS = [
   Migration20261122044545_initial_schema,
   Migration20261122061242_campaign_domain,
   Migration20261122070645_durable_jobs,
+  Migration20261122082710_brand_sites,
 ];

@@ -15,6 +15,8 @@ export const SitePublicationSchema = defineEntity({
     workspace: () => p.manyToOne(Workspace).ref(),
     version: p.integer(),
     snapshot: p.json<Record<string, unknown>>(),
+    /** The canonical origin the pages were rendered for (a verified custom domain, else the brand subdomain). */
+    origin: p.string().length(300).nullable(),
     reasons: p.array<string>().default([]),
     createdAt: createdAtProperty(),
   },

@@ -28,6 +28,8 @@ export const ID_PREFIXES = {
   publication: 'spb',
   quote: 'qte',
   filmCommission: 'fcm',
+  siteDocument: 'sdc',
+  customDomain: 'dom',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

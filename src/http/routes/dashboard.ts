@@ -1,6 +1,6 @@
 /**
  * The human dashboard on the platform host: sign up, sign in and out; workspaces, members and roles; API keys
- * (secret shown once); connected apps; the audit log; credits.
+ * (secret shown once); custom domains of the brand site; connected apps; the audit log; credits.
  *
  * Every page needs a session (HttpOnly cookie, server-side row), every POST a valid CSRF token, every
  * workspace page a membership (another workspace answers exactly like a missing one) and the permission its
@@ -14,6 +14,7 @@ import { authenticatePassword } from '../../auth/oidc/interactions.ts';
 import type { ConnectedAppsService } from '../../auth/oidc/connected-apps.ts';
 import type { Container } from '../../container.ts';
 import type { AuditService } from '../../domain/audit/audit.service.ts';
+import { MAX_CUSTOM_DOMAINS_PER_WORKSPACE } from '../../domain/brand/custom-domains.service.ts';
 import type { RateLimiter } from '../../domain/rate-limits/rate-limiter.ts';
 import type { Session } from '../../domain/sessions/session.entity.ts';
 import { SESSION_TTL_MS, type SessionsService } from '../../domain/sessions/sessions.service.ts';
@@ -496,6 +497,97 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
         ip: ctx.ip,
       });
       await keys(ctx, [{ kind: 'ok', text: `Disabled “${key.name}”. It stopped working at once.` }]);
+    },
+  );
+
+  // Custom domains: who may point a domain at the brand site is an admin matter, like API keys.
+  const manageDomains: Permission = 'domains:manage';
+  const domainScope = (ctx: Context) => ({
+    workspaceId: state(ctx).workspace!.id,
+    em: em(),
+    actor: actorOf(ctx),
+  });
+  const requestFacts = (ctx: Context) => ({ ip: ctx.ip, requestId: (ctx.state.requestId as string) ?? null });
+  const customDomains = async (ctx: Context, notices: views.Notice[] = []) => {
+    const ws = state(ctx).workspace!;
+    const workspace = await workspaces.requireWorkspace(em(), ws.id);
+    sendHtml(
+      ctx,
+      views.customDomainsPage(
+        state(ctx).chrome,
+        {
+          domains: await container.services.customDomains.list(domainScope(ctx)),
+          brandSiteHost: new URL(brandSiteUrl(config, workspace.slug)).hostname,
+          maxDomains: MAX_CUSTOM_DOMAINS_PER_WORKSPACE,
+        },
+        notices,
+      ),
+    );
+  };
+  router.get('/w/:workspaceId/domains', requireSession, inWorkspace(manageDomains), (ctx) => customDomains(ctx));
+
+  router.post(
+    '/w/:workspaceId/domains',
+    requireSession,
+    form,
+    requireCsrf,
+    inWorkspace(manageDomains),
+    withNotices(customDomains),
+    async (ctx) => {
+      const body = ctx.request.body as Record<string, string>;
+      const domain = await container.services.customDomains.add(
+        domainScope(ctx),
+        String(body.hostname ?? ''),
+        requestFacts(ctx),
+      );
+      await customDomains(ctx, [
+        { kind: 'ok', text: `Added ${domain.hostname}. Publish one of the proofs below, then verify it.` },
+      ]);
+    },
+  );
+
+  router.post(
+    '/w/:workspaceId/domains/:domainId/verify',
+    requireSession,
+    form,
+    requireCsrf,
+    inWorkspace(manageDomains),
+    withNotices(customDomains),
+    async (ctx) => {
+      const { domain, verified, method } = await container.services.customDomains.verify(
+        domainScope(ctx),
+        ctx.params.domainId!,
+        requestFacts(ctx),
+      );
+      await customDomains(ctx, [
+        verified
+          ? {
+              kind: 'ok',
+              text: method
+                ? `${domain.hostname} is verified (${method === 'dns' ? 'DNS TXT record' : 'HTTP token file'}). It serves the brand site now; pages are being republished with it as their address.`
+                : `${domain.hostname} was already verified.`,
+            }
+          : { kind: 'error', text: `${domain.hostname} is not verified yet: ${domain.lastError ?? 'no proof found'}` },
+      ]);
+    },
+  );
+
+  router.post(
+    '/w/:workspaceId/domains/:domainId/remove',
+    requireSession,
+    form,
+    requireCsrf,
+    inWorkspace(manageDomains),
+    withNotices(customDomains),
+    async (ctx) => {
+      const domain = await container.services.customDomains.remove(
+        domainScope(ctx),
+        ctx.params.domainId!,
+        requestFacts(ctx),
+      );
+      await customDomains(ctx, [
+        { kind: 'ok', text: `Removed ${domain.hostname}. It no longer serves the brand site.` },
+      ]);
     },
   );
 

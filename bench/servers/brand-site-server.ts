@@ -1,0 +1,107 @@
+/**
+ * Benchmark server for brand-site serving (a separate process, so the load generator does not share its
+ * event loop). It seeds a brand with published campaigns, publishes it through the real publishing activity
+ * (render + store), and listens twice:
+ *   - bare: a Koa route answering a fixed in-memory page of the same size (the static baseline);
+ *   - app:  the real application (host dispatch, brand host, document store and caches, variant assembly).
+ * Prints one JSON line `{ ready, bare, app, host, campaignPath, bytes }` when listening.
+ */
+import http from 'node:http';
+import Koa from 'koa';
+import { createPublishingActivities } from '../../activities/publishing.ts';
+import { loadConfigOrExit, processEnv } from '../../src/config.ts';
+import { createContainer } from '../../src/container.ts';
+import { createHttpApp } from '../../src/http/app.ts';
+import { brandSiteUrl } from '../../src/http/hosts.ts';
+import { createLogger } from '../../src/logger.ts';
+
+const config = loadConfigOrExit(processEnv());
+const log = createLogger({ level: 'silent', name: 'bench' });
+const container = await createContainer(config, { log, migrate: false });
+const { workspaces, campaigns, products, surfaces } = container.services;
+const em = container.orm.em.fork();
+const owner = await workspaces.createUser(em, { email: `bench-${Date.now()}@example.test`, name: 'Bench' });
+const workspace = await workspaces.createWorkspace(em, { name: 'Bench Brand', ownerUserId: owner.id });
+const scope = { workspaceId: workspace.id, em: container.orm.em.fork(), actor: 'bench' };
+const campaignCount = Number(processEnv().BENCH_CAMPAIGNS ?? 50);
+let firstSlug = '';
+const surface = await surfaces.createSurface(scope, { name: 'Home', kind: 'brand_page', path: '/summer' });
+const zone = await surfaces.createZone(scope, { surfaceId: surface.id, name: 'Hero', key: 'hero', kind: 'hero' });
+for (let i = 0; i < campaignCount; i += 1) {
+  const product = await products.create(scope, {
+    title: `Linen shirt no. ${i}`,
+    description: 'Breathable washed linen, cut loose for hot days. Machine washable at 30 °C.',
+    price: 40 + i,
+    currency: 'EUR',
+    images: [`https://cdn.example.test/shirt-${i}.jpg`],
+  });
+  const campaign = await campaigns.create(scope, {
+    name: `Summer linen ${i}`,
+    objective: 'Sell shirts',
+    productIds: [product.id],
+  });
+  firstSlug ||= campaign.slug;
+  for (const headline of ['Stay cool', 'Feel light']) {
+    await campaigns.createVariant(scope, campaign.id, {
+      headline: `${headline} ${i}`,
+      body: 'Linen that breathes, for the hottest days of the year.',
+      callToAction: 'Shop now',
+    });
+  }
+  await campaigns.publish(scope, campaign.id);
+  if (i < 3) await campaigns.deploy(scope, { campaignId: campaign.id, zoneId: zone.id });
+}
+
+const noop = { requestRepublish: async () => undefined };
+const publishing = createPublishingActivities({
+  orm: container.orm,
+  log,
+  studio: undefined as never,
+  safeFetch: undefined as never,
+  republish: noop,
+  sites: {
+    links: { base: config.urls.base, platform: config.urls.platform, auth: config.urls.auth },
+    subdomainOrigin: (slug) => brandSiteUrl(config, slug),
+  },
+});
+await publishing.publishSite({ workspaceId: workspace.id, reasons: ['bench'] });
+
+const { app } = createHttpApp(container);
+const host = new URL(brandSiteUrl(config, workspace.slug)).host;
+const campaignPath = `/campaigns/${firstSlug}`;
+
+// The baseline answers the same bytes the real page has, from memory.
+const sample = await new Promise<string>((resolve, reject) => {
+  const server = http.createServer(app.callback()).listen(0, '127.0.0.1', () => {
+    const port = (server.address() as { port: number }).port;
+    http
+      .get(
+        { host: '127.0.0.1', port, path: campaignPath, headers: { host, cookie: 'cp_vid=AAAAAAAAAAAAAAAAAAAAAA' } },
+        (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (body += chunk));
+          res.on('end', () => server.close(() => resolve(body)));
+        },
+      )
+      .on('error', reject);
+  });
+});
+const bare = new Koa();
+bare.use((ctx) => {
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.body = sample;
+});
+
+function listen(koa: Koa): Promise<number> {
+  return new Promise((resolve) => {
+    const server = http.createServer(koa.callback());
+    server.keepAliveTimeout = 65_000;
+    server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port));
+  });
+}
+
+const [barePort, appPort] = [await listen(bare), await listen(app)];
+process.stdout.write(
+  `${JSON.stringify({ ready: true, bare: barePort, app: appPort, host, campaignPath, bytes: Buffer.byteLength(sample) })}\n`,
+);

@@ -1,0 +1,248 @@
+/**
+ * Brand hosts: `<slug>.<BRAND_ROOT_DOMAIN>` and verified custom domains. Everything here is anonymous: no
+ * credential is read, and a request carrying one is served like any other.
+ *
+ * Pages and files come from the rendered-site store (never the live tables). A page is served as HTML or as
+ * its markdown twin by content negotiation (`Accept: text/markdown`, or a `.md` suffix), always with
+ * `Vary: Accept`; the visitor's sticky variant is spliced into each slot. Validators (ETag, Last-Modified)
+ * make repeat fetches cheap. The only cookie is the first-party anonymous visitor id, set by pages with slots.
+ */
+import { randomBytes } from 'node:crypto';
+import { bodyParser } from '@koa/bodyparser';
+import type Koa from 'koa';
+import type { Logger } from '../../logger.ts';
+import {
+  BeaconFormatError,
+  publishedIds,
+  readBeacon,
+  type PublishedIds,
+} from '../../domain/analytics/beacon-ingest.ts';
+import { newEventId } from '../../domain/analytics/event-ids.ts';
+import type { SiteEvent, SiteEventSink } from '../../domain/analytics/site-events.ts';
+import type { SiteHead, SiteReader, StoredDocument } from '../../domain/publishing/site-store.ts';
+import { assemblePage, hasSlots, type SlotChoice } from '../../public/brand-site/assemble.ts';
+import { BEACON_SCRIPT, BEACON_SCRIPT_ETAG } from '../../public/brand-site/beacon-script.ts';
+import { BRAND_PATHS, type PublishedSite } from '../../public/brand-site/site-model.ts';
+import { notModified } from '../conditional.ts';
+import type { Site } from '../hosts.ts';
+
+export const VISITOR_COOKIE = 'cp_vid';
+const VISITOR_ID = /^[A-Za-z0-9_-]{22}$/;
+const ONE_YEAR_MS = 365 * 24 * 3600 * 1000;
+
+export interface BrandVisitor {
+  sessionId: string;
+  address: string;
+}
+
+export interface BrandSiteDeps {
+  reader: SiteReader;
+  /** Durable sink: beacons are acknowledged only after their events are written. */
+  events: SiteEventSink;
+  /** Buffered sink for events emitted while serving (markdown impressions): never delays a response. */
+  servedEvents: SiteEventSink;
+  log: Logger;
+  /** The concierge (`POST /ask`, `POST /a2a`); it finds the publication in `ctx.state.brandSite`. */
+  concierge?: Koa.Middleware;
+}
+
+function notFound(ctx: Koa.Context, description: string) {
+  ctx.status = 404;
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = { error: 'not_found', error_description: description };
+}
+
+/** The visitor's anonymous id from the cookie, minting (and setting) one when `mint` and there is none. */
+function visitorId(ctx: Koa.Context, mint: boolean): string | null {
+  const existing = ctx.cookies.get(VISITOR_COOKIE);
+  if (existing && VISITOR_ID.test(existing)) return existing;
+  if (!mint) return null;
+  const fresh = randomBytes(16).toString('base64url');
+  ctx.cookies.set(VISITOR_COOKIE, fresh, {
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: ctx.secure,
+    maxAge: ONE_YEAR_MS,
+    overwrite: true,
+  });
+  return fresh;
+}
+
+/** `/campaigns/x/` → `/campaigns/x`; `/campaigns/x.md` and `/index.md` ask for markdown explicitly. */
+function documentPath(path: string): { path: string; markdown: boolean } {
+  let markdown = false;
+  let normalized = path;
+  if (normalized.endsWith('.md') && normalized !== '/auth.md' && !normalized.endsWith('/SKILL.md')) {
+    markdown = true;
+    normalized = normalized.slice(0, -3);
+    if (normalized === '/index' || normalized === '') normalized = '/';
+  }
+  if (normalized.length > 1 && normalized.endsWith('/')) normalized = normalized.replace(/\/+$/, '') || '/';
+  return { path: normalized, markdown };
+}
+
+function wantsMarkdown(ctx: Koa.Context): boolean {
+  // Full negotiation (q-values) only when markdown is mentioned at all: the common browser case stays cheap.
+  if (!ctx.get('accept').includes('text/markdown')) return false;
+  return ctx.accepts('text/html', 'text/markdown') === 'text/markdown';
+}
+
+function serveFile(ctx: Koa.Context, document: Extract<StoredDocument, { kind: 'file' }>) {
+  ctx.status = 200;
+  ctx.set('Access-Control-Allow-Origin', '*');
+  ctx.set('Cache-Control', 'public, max-age=60, must-revalidate');
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.etag = `"${document.etag}"`;
+  ctx.set('Last-Modified', document.lastModifiedHttp);
+  if (notModified(ctx, `"${document.etag}"`, document.lastModified)) {
+    ctx.status = 304;
+    return;
+  }
+  ctx.set('Content-Type', document.file.contentType);
+  ctx.body = document.file.body;
+}
+
+function servePage(
+  ctx: Koa.Context,
+  document: Extract<StoredDocument, { kind: 'page' }>,
+  markdown: boolean,
+): { choices: SlotChoice[]; sessionId: string | null } | null {
+  const personal = hasSlots(document.page);
+  const sessionId = personal ? visitorId(ctx, true) : null;
+  const { body, choices } = assemblePage(document.page, markdown ? 'markdown' : 'html', sessionId ?? '');
+  ctx.status = 200;
+  ctx.vary('Accept');
+  ctx.set('Access-Control-Allow-Origin', '*');
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('Cache-Control', personal ? 'private, no-cache' : 'public, max-age=60, must-revalidate');
+  ctx.set('Link', `<${ctx.path}>; rel="alternate"; type="${markdown ? 'text/html' : 'text/markdown'}"`);
+  const variantKey = choices.map((choice) => choice.variantId).join('.');
+  const etag = `"${document.etag}-${markdown ? 'md' : 'html'}${variantKey ? `-${variantKey}` : ''}"`;
+  ctx.etag = etag;
+  ctx.set('Last-Modified', document.lastModifiedHttp);
+  if (notModified(ctx, etag, document.lastModified)) {
+    ctx.status = 304;
+    return null;
+  }
+  ctx.set('Content-Type', markdown ? 'text/markdown; charset=utf-8' : 'text/html; charset=utf-8');
+  ctx.body = body;
+  return { choices, sessionId };
+}
+
+export function brandSiteRoutes(deps: BrandSiteDeps): (ctx: Koa.Context, site: Site) => Promise<void> {
+  const parseBeacon = bodyParser({
+    enableTypes: ['text', 'json'],
+    textLimit: '32kb',
+    jsonLimit: '32kb',
+    encoding: 'utf-8',
+  });
+  const idsCache = new WeakMap<PublishedSite, PublishedIds>();
+
+  async function resolve(ctx: Koa.Context, site: Site): Promise<SiteHead | null> {
+    if (site.kind === 'brand') return deps.reader.bySlug(site.slug);
+    return deps.reader.byCustomDomain(ctx.hostname.toLowerCase());
+  }
+
+  async function loadSite(ctx: Koa.Context, head: SiteHead): Promise<PublishedSite | null> {
+    const published = await deps.reader.publishedSite(head);
+    if (!published) notFound(ctx, 'This brand site has not been published yet');
+    return published;
+  }
+
+  /** Markdown twins have no script, so their impressions are recorded here, without blocking the response. */
+  function recordServedImpressions(head: SiteHead, sessionId: string | null, choices: SlotChoice[]) {
+    if (choices.length === 0 || head.version === null) return;
+    const now = new Date();
+    const events: SiteEvent[] = choices.map((choice) => ({
+      eventId: newEventId(),
+      workspaceId: head.workspaceId,
+      type: 'impression',
+      occurredAt: now,
+      sessionId,
+      campaignId: choice.campaignId,
+      variantId: choice.variantId,
+      zoneId: choice.zoneId,
+      surfaceId: choice.surfaceId,
+      properties: { source: 'markdown' },
+    }));
+    deps.servedEvents.record(events).catch((error: unknown) => {
+      deps.log.warn({ err: error, workspaceId: head.workspaceId }, 'markdown impressions not recorded');
+    });
+  }
+
+  async function ingestBeacon(ctx: Koa.Context, head: SiteHead) {
+    const published = await loadSite(ctx, head);
+    if (!published) return;
+    await parseBeacon(ctx, async () => undefined);
+    const raw = ctx.request.body;
+    const text = typeof raw === 'string' ? raw : JSON.stringify(raw ?? null);
+    let ids = idsCache.get(published);
+    if (!ids) {
+      ids = publishedIds(published);
+      idsCache.set(published, ids);
+    }
+    try {
+      const result = readBeacon(text, { site: published, ids, sessionId: visitorId(ctx, false) });
+      // Awaited: the 202 means the events are durable (a lost response makes the browser retry, and the
+      // retry is deduplicated by event id).
+      await deps.events.record(result.events);
+      ctx.status = 202;
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = { accepted: result.events.length, rejected: result.rejected };
+    } catch (error) {
+      if (!(error instanceof BeaconFormatError)) throw error;
+      ctx.status = 400;
+      ctx.body = { error: 'invalid_beacon', error_description: error.message };
+    }
+  }
+
+  return async (ctx, site) => {
+    const head = await resolve(ctx, site);
+    if (!head) return notFound(ctx, `No site is served at ${ctx.hostname || 'this host'}`);
+    if (head.version === null) return notFound(ctx, 'This brand site has not been published yet');
+
+    if (ctx.path === BRAND_PATHS.ask || ctx.path === BRAND_PATHS.a2a) {
+      if (!deps.concierge) return notFound(ctx, 'The concierge is not available');
+      const published = await loadSite(ctx, head);
+      if (!published) return;
+      ctx.state.brandSite = published;
+      ctx.state.visitor = { sessionId: visitorId(ctx, false) ?? '', address: ctx.ip } satisfies BrandVisitor;
+      await deps.concierge(ctx, async () => notFound(ctx, `No such endpoint: ${ctx.method} ${ctx.path}`));
+      return;
+    }
+    if (ctx.path === BRAND_PATHS.events) {
+      if (ctx.method !== 'POST') {
+        ctx.status = 405;
+        ctx.set('Allow', 'POST');
+        return;
+      }
+      return ingestBeacon(ctx, head);
+    }
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
+      ctx.status = 405;
+      ctx.set('Allow', 'GET, HEAD');
+      ctx.body = { error: 'method_not_allowed', error_description: `${ctx.method} is not allowed here` };
+      return;
+    }
+    if (ctx.path === BRAND_PATHS.beaconScript) {
+      ctx.status = 200;
+      ctx.set('Cache-Control', 'public, max-age=3600');
+      ctx.etag = BEACON_SCRIPT_ETAG;
+      if (notModified(ctx, BEACON_SCRIPT_ETAG)) {
+        ctx.status = 304;
+        return;
+      }
+      ctx.type = 'text/javascript; charset=utf-8';
+      ctx.body = BEACON_SCRIPT;
+      return;
+    }
+
+    const requested = documentPath(ctx.path);
+    const document = await deps.reader.document(head, requested.path);
+    if (!document) return notFound(ctx, `No page at ${ctx.path}`);
+    if (document.kind === 'file') return serveFile(ctx, document);
+    const markdown = requested.markdown || wantsMarkdown(ctx);
+    const served = servePage(ctx, document, markdown);
+    if (markdown && served && ctx.method === 'GET') recordServedImpressions(head, served.sessionId, served.choices);
+  };
+}

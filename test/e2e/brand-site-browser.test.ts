@@ -1,0 +1,125 @@
+/**
+ * A person's view of a brand site in headless Chromium: the brand home and a campaign page render (the
+ * screenshots are kept in test-artifacts/), the impression beacon fires for the variant shown, and following
+ * the call to action sends a click beacon — both recorded against the visitor's anonymous session.
+ */
+import type { Browser, Page } from 'playwright-core';
+import { Workspace } from '../../src/domain/workspaces/workspace.entity.ts';
+import { brandSiteUrl } from '../../src/http/hosts.ts';
+import { launchBrowser, screenshot } from '../support/browser.ts';
+import { createTenant, type Tenant } from '../support/factories.ts';
+import { closeTestFetch, testFetch } from '../support/http.ts';
+import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { scopeOf, seedWorkspace, type SeededWorkspace } from '../support/seed.ts';
+
+let platform: TestPlatform;
+let browser: Browser;
+let tenant: Tenant;
+let seeded: SeededWorkspace;
+let site: string;
+let campaignPath: string;
+
+async function eventsOf(sessionId: string, type: string) {
+  return platform.container.orm.em
+    .getConnection()
+    .execute<{ campaign_id: string; variant_id: string; zone_id: string | null }[]>(
+      'select campaign_id, variant_id, zone_id from analytics_events where workspace_id = ? and session_id = ? and type = ?',
+      [tenant.workspaceId, sessionId, type],
+    );
+}
+
+async function visitorCookie(page: Page): Promise<string> {
+  const cookie = (await page.context().cookies()).find((c) => c.name === 'cp_vid');
+  if (!cookie) throw new Error('no visitor cookie was set');
+  return cookie.value;
+}
+
+async function waitFor<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+beforeAll(async () => {
+  platform = await startTestPlatform({ worker: true, label: 'brandbrowser' });
+  tenant = await createTenant(platform.container, { name: 'Linen House' });
+  seeded = await seedWorkspace(platform.container, tenant, 'Linen');
+  const workspace = await platform.container.orm.em.fork().findOneOrFail(Workspace, { id: tenant.workspaceId });
+  site = brandSiteUrl(platform.config, workspace.slug);
+  const campaign = await platform.container.services.campaigns.get(
+    scopeOf(platform.container, tenant),
+    seeded.campaignId,
+  );
+  campaignPath = `/campaigns/${campaign.slug}`;
+  await waitFor(
+    async () => ((await testFetch(`${site}${campaignPath}`)).status === 200 ? true : undefined),
+    'the first publication',
+  );
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await platform?.close();
+  await closeTestFetch();
+});
+
+test('the brand home renders with its campaign', async () => {
+  const page = await browser.newPage();
+  const response = await page.goto(`${site}/`);
+  expect(response?.status()).toBe(200);
+  await expect(page.title()).resolves.toBeTruthy();
+  await expect(page.locator('body').innerText()).resolves.toContain('Linen summer');
+  await screenshot(page, 'brand-site-home');
+  await page.close();
+});
+
+test('a campaign page renders its variant and fires the impression beacon; the CTA fires a click', async () => {
+  const page = await browser.newPage();
+  const beacon = page.waitForRequest((request) => request.url().endsWith('/_cp/events') && request.method() === 'POST');
+  await page.goto(`${site}${campaignPath}`);
+  // The beacon request itself (its Blob body is not exposed by the browser's network events; what it carried
+  // is checked where it lands, in the events table).
+  await beacon;
+  const slot = page.locator('[data-cp-campaign]').first();
+  const shownVariant = await slot.getAttribute('data-cp-variant');
+  expect([seeded.variantId, seeded.secondVariantId]).toContain(shownVariant);
+  await expect(slot.innerText()).resolves.toMatch(/Stay cool|Feel light/);
+  await screenshot(page, 'brand-site-campaign');
+
+  const sessionId = await visitorCookie(page);
+  const impressions = await waitFor(async () => {
+    const rows = await eventsOf(sessionId, 'impression');
+    return rows.length > 0 ? rows : undefined;
+  }, 'the recorded impression');
+  expect(impressions).toEqual([{ campaign_id: seeded.campaignId, variant_id: shownVariant, zone_id: null }]);
+
+  // The CTA leads off the page; the click beacon must still arrive (sendBeacon outlives the page).
+  await page.route('**/*', (route) =>
+    route.request().url().startsWith(site) ? route.continue() : route.fulfill({ status: 204, body: '' }),
+  );
+  await slot.locator('[data-cp-cta]').first().click();
+  const clicks = await waitFor(async () => {
+    const rows = await eventsOf(sessionId, 'click');
+    return rows.length > 0 ? rows : undefined;
+  }, 'the recorded click');
+  expect(clicks[0]).toMatchObject({ campaign_id: seeded.campaignId, variant_id: shownVariant });
+  await page.close();
+});
+
+test('the surface page reports an impression for the zone its campaign is deployed in', async () => {
+  const page = await browser.newPage();
+  await page.goto(`${site}/home`);
+  const sessionId = await visitorCookie(page);
+  const rows = await waitFor(async () => {
+    const found = await eventsOf(sessionId, 'impression');
+    return found.length > 0 ? found : undefined;
+  }, 'the zone impression');
+  expect(rows).toEqual([expect.objectContaining({ campaign_id: seeded.campaignId, zone_id: seeded.zoneId })]);
+  await screenshot(page, 'brand-site-surface');
+  await page.close();
+});

@@ -1,0 +1,257 @@
+/**
+ * Brand hosts end to end: publishing through the real republish workflow and worker, then serving pages,
+ * markdown twins, files and beacons from the rendered-site store over HTTP.
+ */
+import { createHash } from 'node:crypto';
+import { v7 as uuidv7 } from 'uuid';
+import { brandSiteUrl } from '../../src/http/hosts.ts';
+import { Workspace } from '../../src/domain/workspaces/workspace.entity.ts';
+import { createTenant, type Tenant } from '../support/factories.ts';
+import { closeTestFetch, testFetch } from '../support/http.ts';
+import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { scopeOf, seedWorkspace, type SeededWorkspace } from '../support/seed.ts';
+
+let platform: TestPlatform;
+let tenant: Tenant;
+let seeded: SeededWorkspace;
+let site: string;
+let campaignPath: string;
+
+async function eventually<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+async function get(path: string, headers: Record<string, string> = {}) {
+  return testFetch(`${site}${path}`, { headers });
+}
+
+async function countEvents(where: string, params: unknown[] = []): Promise<number> {
+  const rows = await platform.container.orm.em
+    .getConnection()
+    .execute<{ n: string }[]>(`select count(*) as n from analytics_events where workspace_id = ? and ${where}`, [
+      tenant.workspaceId,
+      ...params,
+    ]);
+  return Number(rows[0]?.n ?? 0);
+}
+
+beforeAll(async () => {
+  platform = await startTestPlatform({ worker: true, label: 'brandsite', env: { BRAND_SITE_CACHE_TTL_MS: '100' } });
+  tenant = await createTenant(platform.container, { name: 'Linen House' });
+  seeded = await seedWorkspace(platform.container, tenant, 'Linen');
+  const workspace = await platform.container.orm.em.fork().findOneOrFail(Workspace, { id: tenant.workspaceId });
+  site = brandSiteUrl(platform.config, workspace.slug);
+  const campaign = await platform.container.services.campaigns.get(
+    scopeOf(platform.container, tenant),
+    seeded.campaignId,
+  );
+  campaignPath = `/campaigns/${campaign.slug}`;
+  // publish and deploy signalled the republish workflow; the worker renders the site.
+  await eventually(async () => ((await get(campaignPath)).status === 200 ? true : undefined), 'the first publication');
+});
+
+afterAll(async () => {
+  await platform?.close();
+  await closeTestFetch();
+});
+
+describe('hosts', () => {
+  test('an unknown brand host and an unpublished workspace answer 404', async () => {
+    const unknown = await testFetch(brandSiteUrl(platform.config, 'no-such-brand-here'));
+    expect(unknown.status).toBe(404);
+    const other = await createTenant(platform.container, { name: 'Quiet Brand' });
+    const workspace = await platform.container.orm.em.fork().findOneOrFail(Workspace, { id: other.workspaceId });
+    const quiet = await testFetch(`${brandSiteUrl(platform.config, workspace.slug)}/`);
+    expect(quiet.status).toBe(404);
+    expect(((await quiet.json()) as { error_description: string }).error_description).toMatch(/not been published/);
+  });
+});
+
+describe('pages and markdown twins', () => {
+  test('a campaign page is HTML by default and markdown on request, with Vary and validators', async () => {
+    const page = await get(campaignPath);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(page.headers.get('vary')).toMatch(/Accept/);
+    const html = await page.text();
+    expect(html).toMatch(/Stay cool|Feel light/);
+    expect(html).toContain('data-cp-campaign');
+    expect(html).toContain('/_cp/beacon.js');
+
+    const markdown = await get(campaignPath, { accept: 'text/markdown' });
+    expect(markdown.status).toBe(200);
+    expect(markdown.headers.get('content-type')).toBe('text/markdown; charset=utf-8');
+    expect(markdown.headers.get('vary')).toMatch(/Accept/);
+    const text = await markdown.text();
+    expect(text).toMatch(/Stay cool|Feel light/);
+    expect(text).not.toContain('<html');
+
+    const suffixed = await get(`${campaignPath}.md`);
+    expect(suffixed.headers.get('content-type')).toBe('text/markdown; charset=utf-8');
+  });
+
+  test('the variant is sticky per visitor and both variants are served across visitors', async () => {
+    const headlineFor = async (visitor: string) => {
+      const text = await (await get(campaignPath, { accept: 'text/markdown', cookie: `cp_vid=${visitor}` })).text();
+      return text.includes('Stay cool') ? 'Stay cool' : text.includes('Feel light') ? 'Feel light' : 'none';
+    };
+    const visitor = 'AAAAAAAAAAAAAAAAAAAAAA';
+    const first = await headlineFor(visitor);
+    for (let i = 0; i < 4; i += 1) expect(await headlineFor(visitor)).toBe(first);
+    const seen = new Set<string>();
+    for (let i = 0; i < 40; i += 1) seen.add(await headlineFor(`visitor${String(i).padStart(15, '0')}`));
+    expect([...seen].sort()).toEqual(['Feel light', 'Stay cool']);
+  });
+
+  test('a first visit gets the anonymous visitor cookie; a conditional request gets 304', async () => {
+    const first = await get(campaignPath);
+    const setCookie = first.headers.get('set-cookie') ?? '';
+    expect(setCookie).toMatch(/^cp_vid=[A-Za-z0-9_-]{22};/);
+    expect(setCookie.toLowerCase()).toContain('httponly');
+    const cookie = setCookie.split(';')[0]!;
+    const etag = (await get(campaignPath, { cookie })).headers.get('etag');
+    expect(etag).toBeTruthy();
+    const again = await get(campaignPath, { cookie, 'if-none-match': etag! });
+    expect(again.status).toBe(304);
+    // The markdown twin of the same page is a different representation with its own validator.
+    const md = await get(campaignPath, { cookie, accept: 'text/markdown', 'if-none-match': etag! });
+    expect(md.status).toBe(200);
+  });
+
+  test('the surface page shows the campaign deployed in its zone', async () => {
+    const text = await (await get('/home', { accept: 'text/markdown' })).text();
+    expect(text).toMatch(/Stay cool|Feel light/);
+  });
+
+  test('credentials are ignored: a request carrying them is served identically', async () => {
+    const path = `/products/${seeded.productId}`;
+    const plain = await get(path);
+    const withCredentials = await get(path, { authorization: `Bearer ${tenant.apiKey}`, 'x-api-key': tenant.apiKey });
+    expect(plain.status).toBe(200);
+    expect(withCredentials.status).toBe(200);
+    expect(await withCredentials.text()).toBe(await plain.text());
+  });
+
+  test('unknown paths are 404 and other methods 405', async () => {
+    expect((await get('/no/such/page')).status).toBe(404);
+    const post = await testFetch(`${site}${campaignPath}`, { method: 'POST', body: 'x' });
+    expect(post.status).toBe(405);
+  });
+});
+
+describe('beacons and impressions', () => {
+  const beacon = (events: unknown[], cookie = 'cp_vid=BBBBBBBBBBBBBBBBBBBBBB') =>
+    testFetch(`${site}/_cp/events`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain', cookie },
+      body: JSON.stringify({ events }),
+    });
+
+  test('an impression is recorded once however often it is resent; bad events are refused one by one', async () => {
+    const eventId = uuidv7();
+    const impression = { type: 'impression', eventId, campaignId: seeded.campaignId, variantId: seeded.variantId };
+    const first = await beacon([impression]);
+    expect(first.status).toBe(202);
+    expect(await first.json()).toEqual({ accepted: 1, rejected: [] });
+    await beacon([impression]);
+    expect(await countEvents('event_id = ?', [eventId])).toBe(1);
+    const rows = await platform.container.orm.em
+      .getConnection()
+      .execute<{ session_id: string; type: string }[]>(
+        'select session_id, type from analytics_events where event_id = ?',
+        [eventId],
+      );
+    expect(rows[0]).toEqual({ session_id: 'BBBBBBBBBBBBBBBBBBBBBB', type: 'impression' });
+
+    const mixed = await beacon([
+      { type: 'impression', eventId: uuidv7(), campaignId: seeded.draftCampaignId, variantId: seeded.draftVariantId },
+      { type: 'click', eventId: crypto.randomUUID(), campaignId: seeded.campaignId, variantId: seeded.variantId },
+      { type: 'conversion', eventId: uuidv7(), goal: 'purchase', value: 49.5 },
+    ]);
+    const body = (await mixed.json()) as { accepted: number; rejected: { index: number; reason: string }[] };
+    expect(body.accepted).toBe(1);
+    expect(body.rejected.map((r) => r.index)).toEqual([0, 1]);
+    expect(body.rejected[0]!.reason).toMatch(/not published/);
+    expect(body.rejected[1]!.reason).toMatch(/UUIDv7/);
+  });
+
+  test('a malformed beacon is a 400 and records nothing', async () => {
+    const before = await countEvents('true');
+    const response = await testFetch(`${site}/_cp/events`, { method: 'POST', body: 'not json' });
+    expect(response.status).toBe(400);
+    expect(await countEvents('true')).toBe(before);
+  });
+
+  test('serving a markdown twin records its impression server-side', async () => {
+    const cookie = 'cp_vid=CCCCCCCCCCCCCCCCCCCCCC';
+    await get(campaignPath, { accept: 'text/markdown', cookie });
+    await eventually(
+      async () =>
+        (await countEvents(`session_id = 'CCCCCCCCCCCCCCCCCCCCCC' and properties->>'source' = 'markdown'`)) >= 1
+          ? true
+          : undefined,
+      'the markdown impression',
+    );
+  });
+});
+
+describe('republish', () => {
+  test('a variant save is visible on the brand site', async () => {
+    const scope = scopeOf(platform.container, tenant);
+    for (const variantId of [seeded.variantId, seeded.secondVariantId]) {
+      await platform.container.services.campaigns.updateVariant(scope, variantId, {
+        headline: 'Cool linen for August',
+      });
+    }
+    await eventually(
+      async () =>
+        (await (await get(campaignPath, { accept: 'text/markdown' })).text()).includes('Cool linen for August')
+          ? true
+          : undefined,
+      'the republished headline',
+    );
+  });
+});
+
+describe('agent files', () => {
+  test('each skill fetched over HTTP matches the sha256 digest its index states', async () => {
+    const indexUrl = `${site}/.well-known/agent-skills/index.json`;
+    const index = await testFetch(indexUrl);
+    expect(index.status).toBe(200);
+    expect(index.headers.get('access-control-allow-origin')).toBe('*');
+    const { skills } = (await index.json()) as { skills: { name: string; url: string; digest: string }[] };
+    expect(skills.map((skill) => skill.name).sort()).toEqual([
+      'ask-venue',
+      'discover-campaigns',
+      'fetch-campaign-content',
+    ]);
+    for (const skill of skills) {
+      const response = await testFetch(new URL(skill.url, indexUrl).toString());
+      expect(response.status).toBe(200);
+      const bytes = Buffer.from(await response.arrayBuffer());
+      expect(`sha256:${createHash('sha256').update(bytes).digest('hex')}`).toBe(skill.digest);
+    }
+  });
+
+  test('llms.txt, robots.txt, sitemap.xml, auth.md, agent card and server card are served with CORS', async () => {
+    for (const path of [
+      '/llms.txt',
+      '/robots.txt',
+      '/sitemap.xml',
+      '/auth.md',
+      '/.well-known/agent-card.json',
+      '/.well-known/mcp/server-card.json',
+    ]) {
+      const response = await get(path);
+      expect({ path, status: response.status }).toEqual({ path, status: 200 });
+      expect(response.headers.get('access-control-allow-origin')).toBe('*');
+      expect(response.headers.get('set-cookie')).toBeNull();
+    }
+  });
+});
