@@ -44,6 +44,7 @@ import { UnavailableError } from './errors.ts';
 import { brandSiteUrl } from './http/hosts.ts';
 import { createSiteEventRecorder, ensureEventPartitions } from './domain/analytics/event-recorder.ts';
 import { createSiteReader } from './domain/publishing/site-store.ts';
+import { createConciergeService } from './domain/concierge/concierge.service.ts';
 
 export interface Container {
   config: Config;
@@ -101,6 +102,7 @@ function createServices(config: Config, orm: MikroORM, temporal: TemporalClient,
     health: createHealthService({ orm, temporal: temporal.connection, namespace: config.temporal.namespace }),
     organization: createOrganizationService({ credits, brandSiteUrl: (slug) => brandSiteUrl(config, slug) }),
     siteEvents: createSiteEventRecorder(orm),
+    concierge: createConciergeService(),
     siteReader: createSiteReader(orm, (head) => brandSiteUrl(config, head.slug), {
       headTtlMs: config.brandSiteCacheTtlMs,
     }),

@@ -24,6 +24,7 @@ import { mediaRoutes } from './routes/media.ts';
 import { protectedResourceRoutes } from './routes/protected-resource.ts';
 import { rootSiteRoutes } from './routes/root-site.ts';
 import { brandSiteRoutes } from './routes/brand-site.ts';
+import { conciergeMiddleware } from './routes/brand-concierge.ts';
 import { createBufferedSink } from '../domain/analytics/buffered-sink.ts';
 
 export interface HttpApp {
@@ -123,6 +124,13 @@ export function createHttpApp(container: Container): HttpApp {
     events: services.siteEvents,
     servedEvents,
     log,
+    concierge: conciergeMiddleware({
+      concierge: services.concierge,
+      limiter: services.rateLimiter,
+      events: servedEvents,
+      log,
+      perVisitorPerMinute: config.conciergeRateLimitPerMinute,
+    }),
   });
 
   const sites: Partial<Record<Site['kind'], Koa.Middleware>> = { platform, auth, root };

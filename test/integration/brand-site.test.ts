@@ -3,6 +3,8 @@
  * markdown twins, files and beacons from the rendered-site store over HTTP.
  */
 import { createHash } from 'node:crypto';
+import { Role, type Message } from '@a2a-js/sdk';
+import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import { v7 as uuidv7 } from 'uuid';
 import { brandSiteUrl } from '../../src/http/hosts.ts';
 import { Workspace } from '../../src/domain/workspaces/workspace.entity.ts';
@@ -253,5 +255,78 @@ describe('agent files', () => {
       expect(response.headers.get('access-control-allow-origin')).toBe('*');
       expect(response.headers.get('set-cookie')).toBeNull();
     }
+  });
+});
+
+describe('the concierge on the brand host', () => {
+  const ask = (body: unknown, headers: Record<string, string> = {}) =>
+    testFetch(`${site}/ask`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
+
+  test('answers from the published content with citations, and says when it does not know', async () => {
+    const response = await ask({ query: 'How much is the Linen linen shirt?' });
+    expect(response.status).toBe(200);
+    const answer = (await response.json()) as {
+      answer: string;
+      answered: boolean;
+      sources: { url: string }[];
+      conversationId: string;
+    };
+    expect(answer.answered).toBe(true);
+    expect(answer.answer).toContain('€49.50');
+    expect(answer.sources.map((source) => source.url)).toContain(`${site}/products/${seeded.productId}`);
+    expect(answer.conversationId).toBeTruthy();
+
+    const unknown = (await (await ask({ query: 'Who won the 1998 football world cup?' })).json()) as {
+      answered: boolean;
+      sources: unknown[];
+    };
+    expect(unknown).toMatchObject({ answered: false, sources: [] });
+    await eventually(
+      async () =>
+        (await countEvents(`type = 'concierge_question' and properties->>'answered' = 'false'`)) >= 1
+          ? true
+          : undefined,
+      'the unanswered question event',
+    );
+  });
+
+  test('is reached through the interface its agent card declares, with the A2A SDK client', async () => {
+    const card = await testFetch(`${site}/.well-known/agent-card.json`);
+    expect(card.status).toBe(200);
+    const factory = new ClientFactory({
+      transports: [new JsonRpcTransportFactory({ fetchImpl: testFetch as typeof fetch })],
+      cardResolver: new DefaultAgentCardResolver({ fetchImpl: testFetch as typeof fetch }),
+    });
+    const client = await factory.createFromUrl(site);
+    const reply = (await client.sendMessage({
+      tenant: '',
+      message: {
+        messageId: crypto.randomUUID(),
+        contextId: '',
+        taskId: '',
+        role: Role.ROLE_USER,
+        parts: [
+          {
+            content: { $case: 'text', value: 'What does the Linen linen shirt cost?' },
+            metadata: undefined,
+            filename: '',
+            mediaType: 'text/plain',
+          },
+        ],
+        metadata: undefined,
+        extensions: [],
+        referenceTaskIds: [],
+      },
+      configuration: undefined,
+      metadata: undefined,
+    })) as Message;
+    expect(reply.role).toBe(Role.ROLE_AGENT);
+    const text = reply.parts.map((part) => (part.content?.$case === 'text' ? part.content.value : '')).join('\n');
+    expect(text).toContain('€49.50');
+    expect(text).toContain(`${site}/products/${seeded.productId}`);
   });
 });

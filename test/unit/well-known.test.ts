@@ -185,6 +185,7 @@ describe('the agent card', () => {
     const card: AgentCard = buildBrandAgentCard(site);
     expect(card.supportedInterfaces).toEqual([
       { url: `${site.origin}/a2a`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: A2A_PROTOCOL_VERSION },
+      { url: `${site.origin}/a2a`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '0.3' },
     ]);
     expect(A2A_PROTOCOL_VERSION).toBe('1.0');
     expect(card.securitySchemes).toEqual({});

@@ -4,8 +4,9 @@
  * 1.0) and serialized with the SDK's own `AgentCard.toJSON`, which writes the protobuf-JSON form that A2A 1.0
  * clients parse (empty defaults omitted, enums as names).
  */
-import { A2A_PROTOCOL_VERSION, AgentCard, type AgentSkill } from '@a2a-js/sdk';
-import { BRAND_PATHS, type PublishedSite } from '../brand-site/site-model.ts';
+import { AgentCard, type AgentSkill } from '@a2a-js/sdk';
+import type { PublishedSite } from '../brand-site/site-model.ts';
+import { conciergeAgentInterfaces } from '../../domain/concierge/a2a-binding.ts';
 
 /** One line of text: collapses whitespace (brand text is typed by people) and caps the length. */
 export function oneLine(text: string, max = 300): string {
@@ -42,14 +43,8 @@ export function buildBrandAgentCard(site: PublishedSite): AgentCard {
     description:
       `Answers questions about ${name}'s live campaigns and products from its published site, with links to ` +
       `the pages it used. Anonymous: no credentials.${about ? ` About ${name}: ${about}` : ''}`,
-    supportedInterfaces: [
-      {
-        url: `${site.origin}${BRAND_PATHS.a2a}`,
-        protocolBinding: 'JSONRPC',
-        tenant: '',
-        protocolVersion: A2A_PROTOCOL_VERSION,
-      },
-    ],
+    // Exactly what the concierge's A2A binding speaks: JSON-RPC at /a2a, A2A 1.0 first, 0.3 for older clients.
+    supportedInterfaces: conciergeAgentInterfaces(site.origin),
     provider: { organization: name, url: website },
     // Major: this card's layout; minor: the publication it describes (each republish changes what it knows).
     version: `1.${site.version}.0`,

@@ -1,0 +1,301 @@
+/**
+ * The concierge's view of one publication: every public piece of the brand site cut into passages (the
+ * brand profile, each FAQ entry, each published campaign, each product, each `brand_page` surface), each with
+ * the absolute URL of the page it comes from, indexed for BM25 search with MiniSearch.
+ *
+ * Content is data. Text that was written for shoppers is cleaned to plain text (no markup, no links), and
+ * sentences in product, campaign and page copy that read like instructions to a machine ("ignore previous
+ * instructions…") are left out entirely: they answer no shopper's question, and leaving them out means no
+ * answer can ever carry them. FAQ answers are the brand's own words for the concierge and are kept as written
+ * (cleaned only), since the instruction heuristics would also drop honest answers about passwords or returns.
+ *
+ * Built once per (workspace, version) and cached: a republish bumps the version, so the next question builds
+ * a fresh index and the superseded one is dropped.
+ */
+import { LRUCache } from 'lru-cache';
+import MiniSearch from 'minisearch';
+import { cleanText, fitLength, looksLikeInstruction, sentencesOf } from '../creative/text/sanitize.ts';
+import { formatPrice, type ProductView } from '../products/products.service.ts';
+import { sitePaths, type PublishedSite } from '../../public/brand-site/site-model.ts';
+import { allowsFuzzy, allowsPrefix, processTerm, tokenize, termsOf } from './terms.ts';
+
+export type PassageKind = 'profile' | 'faq' | 'campaign' | 'product' | 'page';
+
+export interface Passage {
+  id: string;
+  kind: PassageKind;
+  /** Shown as the source's title and used in suggestions (FAQ: the question). */
+  title: string;
+  /** Absolute URL of the page the passage comes from. */
+  url: string;
+  /** Quotable plain-text sentences, in page order. */
+  sentences: string[];
+  /** The distinct topic terms of each sentence (same order), for choosing the sentences that answer. */
+  sentenceTerms: string[][];
+  /** A campaign's flight: outside it, the campaign is not offered. ISO times or null. */
+  startsAt: string | null;
+  endsAt: string | null;
+}
+
+/** What MiniSearch indexes per passage; `keywords` is searchable but never quoted. */
+interface IndexedPassage {
+  id: string;
+  title: string;
+  body: string;
+  keywords: string;
+}
+
+export interface ContentIndex {
+  workspaceId: string;
+  version: number;
+  brandName: string;
+  passages: Map<string, Passage>;
+  search: MiniSearch<IndexedPassage>;
+  /** FAQ questions, then live campaign names: what to offer when a question cannot be answered. */
+  faqQuestions: string[];
+  campaignNames: { name: string; startsAt: string | null; endsAt: string | null }[];
+}
+
+const FIELD_BOOST = { title: 3, keywords: 1.5, body: 1 };
+/** FAQ entries are answers the brand wrote for exactly this purpose. */
+const KIND_BOOST: Record<PassageKind, number> = { faq: 1.25, profile: 1, campaign: 1, product: 1, page: 0.9 };
+const MAX_SENTENCE_CHARS = 400;
+const MAX_SENTENCES_PER_PASSAGE = 40;
+
+const DATE = new Intl.DateTimeFormat('en', { dateStyle: 'long', timeZone: 'UTC' });
+
+/** Plain sentences of shopper-facing copy; `trusted` skips the instruction filter (the brand's FAQ answers). */
+function quotableSentences(texts: (string | null | undefined)[], options: { trusted?: boolean } = {}): string[] {
+  const seen = new Set<string>();
+  const sentences: string[] = [];
+  for (const text of texts) {
+    const clean = cleanText(text, 5000, { stripUrls: !options.trusted });
+    for (const raw of sentencesOf(clean)) {
+      const sentence = fitLength(/[.!?…:]$/.test(raw) ? raw : `${raw}.`, MAX_SENTENCE_CHARS);
+      if (!sentence || (!options.trusted && looksLikeInstruction(sentence))) continue;
+      const key = sentence.toLowerCase();
+      if (seen.has(key)) continue;
+      seen.add(key);
+      sentences.push(sentence);
+      if (sentences.length >= MAX_SENTENCES_PER_PASSAGE) return sentences;
+    }
+  }
+  return sentences;
+}
+
+function passage(
+  fields: Omit<Passage, 'sentenceTerms' | 'startsAt' | 'endsAt'> & Partial<Pick<Passage, 'startsAt' | 'endsAt'>>,
+): Passage {
+  return {
+    startsAt: null,
+    endsAt: null,
+    ...fields,
+    sentenceTerms: fields.sentences.map((sentence) => termsOf(sentence)),
+  };
+}
+
+/** A passage and the text indexed with it that is never quoted (names, codes, calls to action). */
+interface PassageEntry {
+  passage: Passage;
+  keywords: string;
+}
+
+function productEntry(site: PublishedSite, product: ProductView, campaignNames: string[]): PassageEntry {
+  const title = cleanText(product.title, 200) || 'Product';
+  const price = formatPrice(product);
+  const attributes = Object.entries(product.attributes ?? {}).map(([key, value]) => `${key}: ${value}`);
+  return {
+    passage: passage({
+      id: `product:${product.id}`,
+      kind: 'product',
+      title,
+      url: site.origin + sitePaths.product(product.id),
+      // The price sentence is written from the structured price, so "how much…" always finds it.
+      sentences: [
+        ...(price ? [`${title} costs ${price}.`] : []),
+        ...quotableSentences([product.description, ...attributes]),
+      ],
+    }),
+    keywords: [product.brand, product.sku, ...campaignNames].filter(Boolean).join(' '),
+  };
+}
+
+/** Cuts a publication into passages. Pure: same publication in, same passages out. */
+export function passagesOf(site: PublishedSite): PassageEntry[] {
+  const { brand, campaigns, surfaces, workspace } = site.snapshot;
+  const home = site.origin + sitePaths.home;
+  const brandName = cleanText(brand.profile.displayName, 120) || workspace.name;
+  const out: PassageEntry[] = [];
+
+  const profile = brand.profile;
+  const contact = profile.contactEmail ? [`You can contact ${brandName} at ${profile.contactEmail}.`] : [];
+  out.push({
+    passage: passage({
+      id: 'profile',
+      kind: 'profile',
+      title: brandName,
+      url: home,
+      sentences: [...quotableSentences([profile.tagline, profile.description]), ...contact],
+    }),
+    keywords: 'company brand story mission who we are',
+  });
+
+  brand.concierge.faq.forEach((entry, index) => {
+    out.push({
+      passage: passage({
+        id: `faq:${index}`,
+        kind: 'faq',
+        title: cleanText(entry.question, 300, { stripUrls: false }),
+        url: home,
+        sentences: quotableSentences([entry.answer], { trusted: true }),
+      }),
+      keywords: '',
+    });
+  });
+
+  const productCampaigns = new Map<string, { product: ProductView; campaigns: string[] }>();
+  for (const campaign of campaigns) {
+    const name = cleanText(campaign.name, 200) || 'Campaign';
+    const variants = campaign.variants.filter((variant) => variant.status === 'active');
+    const flight =
+      campaign.endsAt && campaign.startsAt
+        ? [
+            `${name} runs from ${DATE.format(new Date(campaign.startsAt))} to ${DATE.format(new Date(campaign.endsAt))}.`,
+          ]
+        : campaign.endsAt
+          ? [`${name} runs until ${DATE.format(new Date(campaign.endsAt))}.`]
+          : [];
+    out.push({
+      passage: passage({
+        id: `campaign:${campaign.id}`,
+        kind: 'campaign',
+        title: name,
+        url: site.origin + sitePaths.campaign(campaign.slug),
+        sentences: [...quotableSentences(variants.flatMap((variant) => [variant.headline, variant.body])), ...flight],
+        startsAt: campaign.startsAt,
+        endsAt: campaign.endsAt,
+      }),
+      keywords: [
+        campaign.objective,
+        ...variants.map((variant) => variant.callToAction),
+        ...campaign.products.map((product) => product.title),
+      ]
+        .filter(Boolean)
+        .map((text) => cleanText(text, 300))
+        .join(' '),
+    });
+    for (const product of campaign.products) {
+      const entry = productCampaigns.get(product.id) ?? { product, campaigns: [] };
+      entry.campaigns.push(name);
+      productCampaigns.set(product.id, entry);
+    }
+  }
+  for (const { product, campaigns: names } of productCampaigns.values()) out.push(productEntry(site, product, names));
+
+  const campaignNameById = new Map(campaigns.map((campaign) => [campaign.id, campaign.name]));
+  for (const surface of surfaces) {
+    if (surface.kind !== 'brand_page' || !surface.path) continue;
+    const deployed = surface.zones.flatMap((zone) =>
+      zone.deployments.map((deployment) => campaignNameById.get(deployment.campaignId) ?? ''),
+    );
+    out.push({
+      passage: passage({
+        id: `page:${surface.id}`,
+        kind: 'page',
+        title: cleanText(surface.name, 200) || brandName,
+        url: site.origin + sitePaths.surface(surface.path),
+        sentences: quotableSentences([surface.description]),
+      }),
+      keywords: deployed.filter(Boolean).join(' '),
+    });
+  }
+  return out;
+}
+
+/** The search options every query uses: the same term processing as indexing, prefix and typos sparingly. */
+export const SEARCH_DEFAULTS = {
+  boost: FIELD_BOOST,
+  prefix: (term: string) => allowsPrefix(term),
+  fuzzy: (term: string) => (allowsFuzzy(term) ? 1 : false),
+  maxFuzzy: 1,
+  combineWith: 'OR' as const,
+};
+
+export function buildContentIndex(site: PublishedSite): ContentIndex {
+  const entries = passagesOf(site);
+  const passages = new Map(entries.map(({ passage: value }) => [value.id, value]));
+  const search = new MiniSearch<IndexedPassage>({
+    fields: ['title', 'body', 'keywords'],
+    tokenize: (text) => tokenize(text),
+    processTerm: (term) => processTerm(term),
+    searchOptions: {
+      ...SEARCH_DEFAULTS,
+      boostDocument: (id: string) => KIND_BOOST[passages.get(id)?.kind ?? 'page'],
+    },
+  });
+  search.addAll(
+    entries.map(({ passage: value, keywords }) => ({
+      id: value.id,
+      title: value.title,
+      body: value.sentences.join(' '),
+      keywords,
+    })),
+  );
+  return {
+    workspaceId: site.workspaceId,
+    version: site.version,
+    brandName: passages.get('profile')?.title ?? site.snapshot.workspace.name,
+    passages,
+    search,
+    faqQuestions: entries.filter((entry) => entry.passage.kind === 'faq').map((entry) => entry.passage.title),
+    campaignNames: entries
+      .filter((entry) => entry.passage.kind === 'campaign')
+      .map(({ passage: value }) => ({ name: value.title, startsAt: value.startsAt, endsAt: value.endsAt })),
+  };
+}
+
+/** Whether a passage is on offer at `now` (campaigns outside their flight are not). */
+export function isLive(value: { startsAt: string | null; endsAt: string | null }, now: Date): boolean {
+  const time = now.getTime();
+  if (value.startsAt && Date.parse(value.startsAt) > time) return false;
+  if (value.endsAt && Date.parse(value.endsAt) <= time) return false;
+  return true;
+}
+
+export interface ContentIndexCache {
+  /** The index of this publication, built on first use. */
+  get(site: PublishedSite): ContentIndex;
+  /** Versions of a workspace's site that are cached right now (oldest first). */
+  cachedVersions(workspaceId: string): number[];
+}
+
+/**
+ * A small LRU of built indexes keyed by (workspace, version). Building a newer version drops the older ones
+ * of the same workspace at once, so a republish never leaves a stale index behind; an older version asked
+ * for late (another instance still serving it) is built but never evicts a newer one.
+ */
+export function createContentIndexCache(options: { maxSites?: number } = {}): ContentIndexCache {
+  const cache = new LRUCache<string, ContentIndex>({ max: options.maxSites ?? 64 });
+  const keyOf = (workspaceId: string, version: number) => `${workspaceId}@${version}`;
+
+  function versionsOf(workspaceId: string): number[] {
+    const versions: number[] = [];
+    for (const index of cache.values()) if (index.workspaceId === workspaceId) versions.push(index.version);
+    return versions.sort((a, b) => a - b);
+  }
+
+  return {
+    get(site) {
+      const key = keyOf(site.workspaceId, site.version);
+      const cached = cache.get(key);
+      if (cached) return cached;
+      const built = buildContentIndex(site);
+      for (const version of versionsOf(site.workspaceId)) {
+        if (version < site.version) cache.delete(keyOf(site.workspaceId, version));
+      }
+      cache.set(key, built);
+      return built;
+    },
+    cachedVersions: versionsOf,
+  };
+}

@@ -1,0 +1,238 @@
+/**
+ * The brand host's concierge: `POST /ask` (NLWeb-style JSON in, `{ answer, answered, sources, suggestions,
+ * conversationId }` out, or markdown with `Accept: text/markdown`) and `POST /a2a` (the same concierge as an
+ * A2A JSON-RPC agent). Anonymous and cross-origin: no cookie is set or read here, an `Authorization` header is
+ * ignored, every answer allows any origin, and preflights are answered.
+ *
+ * The brand host resolves the publication and the visitor before these routes run (`ctx.state.brandSite`,
+ * `ctx.state.visitor`). Each question is rate limited per visitor address and brand through the shared
+ * limiter, answered from published content only, and recorded as an anonymous `concierge_question` event
+ * without waiting, in small batches (a lost event never fails an answer).
+ */
+import { bodyParser } from '@koa/bodyparser';
+import Router from '@koa/router';
+import type Koa from 'koa';
+import type { Logger } from '../../logger.ts';
+import type { SiteEventSink } from '../../domain/analytics/site-events.ts';
+import { createConciergeA2aBinding, type ConciergeCall } from '../../domain/concierge/a2a-binding.ts';
+import { AskRequestError, parseAskRequest } from '../../domain/concierge/ask-request.ts';
+import {
+  answerMarkdown,
+  askResponseBody,
+  ConciergeDisabledError,
+  conciergeQuestionEvent,
+  isConciergeEnabled,
+  type ConciergeService,
+} from '../../domain/concierge/concierge.service.ts';
+import { rateLimitHeaders, type RateLimiter, type RateLimitPolicy } from '../../domain/rate-limits/rate-limiter.ts';
+import { BRAND_PATHS, type PublishedSite } from '../../public/brand-site/site-model.ts';
+import { JSON_RPC_SERVER_ERROR } from '../json-rpc.ts';
+
+/** The anonymous visitor the brand host identified (first-party session id, client address). */
+export interface ConciergeVisitor {
+  /** '' when the visitor has no session cookie (agents usually do not). */
+  sessionId: string;
+  address: string;
+}
+
+export interface ConciergeRouteDeps {
+  concierge: ConciergeService;
+  limiter: Pick<RateLimiter, 'consume'>;
+  /**
+   * Where question events go. Recording is fire-and-forget (an answer never waits for it, a failed write never
+   * fails an answer), so the brand host passes its batching sink, which writes many questions per statement.
+   */
+  events: SiteEventSink;
+  log: Logger;
+  /** Questions per minute per visitor address and brand. */
+  perVisitorPerMinute: number;
+}
+
+/** Request bodies above this are refused: a question is at most 500 characters, earlier turns fit with room. */
+export const CONCIERGE_BODY_LIMIT = '64kb';
+
+/** The publication and visitor the brand host put on the context; a missing one is a wiring bug. */
+export function brandRequestOf(ctx: Koa.Context): { site: PublishedSite; visitor: ConciergeVisitor } {
+  const site = ctx.state.brandSite as PublishedSite | undefined;
+  const visitor = ctx.state.visitor as ConciergeVisitor | undefined;
+  if (!site || !visitor) throw new Error('concierge routes need ctx.state.brandSite and ctx.state.visitor');
+  return { site, visitor };
+}
+
+function allowAnyOrigin(ctx: Koa.Context) {
+  ctx.set('Access-Control-Allow-Origin', '*');
+  ctx.set('Access-Control-Expose-Headers', 'Retry-After, RateLimit, RateLimit-Policy');
+  ctx.set('Cache-Control', 'no-store');
+  ctx.set('X-Content-Type-Options', 'nosniff');
+}
+
+function errorBody(ctx: Koa.Context, status: number, error: string, description: string, extra = {}) {
+  ctx.status = status;
+  ctx.body = { error, error_description: description, ...extra };
+}
+
+/** Preflight and method checks shared by both endpoints; true when the request was answered here. */
+function answeredByPreamble(ctx: Koa.Context): boolean {
+  allowAnyOrigin(ctx);
+  if (ctx.method === 'OPTIONS') {
+    ctx.status = 204;
+    ctx.set('Access-Control-Allow-Methods', 'POST, OPTIONS');
+    // Authorization is allowed so browser clients that always send one are not blocked; it is ignored.
+    ctx.set(
+      'Access-Control-Allow-Headers',
+      'Content-Type, Accept, Authorization, A2A-Version, A2A-Extensions, X-A2A-Extensions',
+    );
+    ctx.set('Access-Control-Max-Age', '86400');
+    return true;
+  }
+  if (ctx.method !== 'POST') {
+    ctx.set('Allow', 'POST, OPTIONS');
+    errorBody(ctx, 405, 'method_not_allowed', `${ctx.method} is not allowed here; send the question with POST`);
+    return true;
+  }
+  return false;
+}
+
+/** Reads the body with `parser`; answers 413 or 400 itself and returns false when it cannot be read. */
+async function readBody(ctx: Koa.Context, parser: Koa.Middleware): Promise<boolean> {
+  try {
+    await parser(ctx, async () => undefined);
+    return true;
+  } catch (error) {
+    const status = (error as { status?: number }).status;
+    if (status === 413) {
+      errorBody(ctx, 413, 'body_too_large', `The request body is larger than ${CONCIERGE_BODY_LIMIT}`);
+      return false;
+    }
+    if (status && status >= 400 && status < 500) {
+      errorBody(ctx, 400, 'invalid_json', 'The request body is not valid JSON');
+      return false;
+    }
+    throw error;
+  }
+}
+
+export function conciergeRoutes(deps: ConciergeRouteDeps): Router {
+  const router = new Router();
+  const policy: RateLimitPolicy = { name: 'concierge', limit: deps.perVisitorPerMinute, windowSeconds: 60 };
+  const a2a = createConciergeA2aBinding({ concierge: deps.concierge, log: deps.log });
+  const parseAsk = bodyParser({
+    enableTypes: ['json', 'text'],
+    jsonLimit: CONCIERGE_BODY_LIMIT,
+    textLimit: CONCIERGE_BODY_LIMIT,
+    encoding: 'utf-8',
+  });
+  // JSON-RPC bodies are read as text (any other type is left unread and refused by the binding).
+  const parseA2a = bodyParser({
+    enableTypes: ['text'],
+    extendTypes: { text: ['application/json'] },
+    textLimit: CONCIERGE_BODY_LIMIT,
+    encoding: 'utf-8',
+  });
+
+  function recordQuestion(site: PublishedSite, visitor: ConciergeVisitor, question: string, answered: boolean) {
+    const event = conciergeQuestionEvent({
+      site,
+      sessionId: visitor.sessionId,
+      query: question,
+      answered,
+      at: new Date(),
+    });
+    deps.events.record([event]).catch((error: unknown) => {
+      deps.log.warn({ err: error, workspaceId: site.workspaceId }, 'concierge question not recorded');
+    });
+  }
+
+  /** Availability and the per-visitor limit; true when the request was refused here. */
+  async function refused(ctx: Koa.Context, site: PublishedSite, visitor: ConciergeVisitor, jsonRpc: boolean) {
+    if (!isConciergeEnabled(site)) {
+      errorBody(ctx, 404, 'concierge_disabled', new ConciergeDisabledError().message);
+      return true;
+    }
+    const decision = await deps.limiter.consume(policy, `${visitor.address}|${site.workspaceId}`);
+    for (const [name, value] of Object.entries(rateLimitHeaders(policy, decision))) ctx.set(name, value);
+    if (decision.allowed) return false;
+    const description = `Too many questions: at most ${policy.limit} per minute. Retry in ${decision.retryAfterSeconds} second(s).`;
+    ctx.set('Retry-After', String(decision.retryAfterSeconds));
+    ctx.status = 429;
+    ctx.body = jsonRpc
+      ? {
+          jsonrpc: '2.0',
+          id: null,
+          error: {
+            code: JSON_RPC_SERVER_ERROR,
+            message: description,
+            data: { code: 'rate_limited', retryAfterSeconds: decision.retryAfterSeconds },
+          },
+        }
+      : { error: 'rate_limited', error_description: description, retryAfterSeconds: decision.retryAfterSeconds };
+    return true;
+  }
+
+  router.all(BRAND_PATHS.ask, async (ctx) => {
+    ctx.vary('Accept');
+    if (answeredByPreamble(ctx)) return;
+    const { site, visitor } = brandRequestOf(ctx);
+    if (await refused(ctx, site, visitor, false)) return;
+
+    if (ctx.get('Content-Type') && !ctx.is('json', 'text')) {
+      return errorBody(ctx, 415, 'unsupported_media_type', 'Send the question as application/json');
+    }
+    if (!(await readBody(ctx, parseAsk))) return;
+    let body = ctx.request.body;
+    if (typeof body === 'string') {
+      // text/plain (a CORS "simple" request that needs no preflight) carrying JSON.
+      try {
+        body = JSON.parse(body);
+      } catch {
+        return errorBody(ctx, 400, 'invalid_json', 'The request body is not valid JSON');
+      }
+    }
+
+    try {
+      const request = parseAskRequest(body);
+      const reply = await deps.concierge.ask(site, request);
+      recordQuestion(site, visitor, request.query, reply.answered);
+      ctx.status = 200;
+      if (ctx.accepts('application/json', 'text/markdown') === 'text/markdown') {
+        ctx.type = 'text/markdown; charset=utf-8';
+        ctx.body = answerMarkdown(reply);
+      } else {
+        ctx.body = askResponseBody(reply);
+      }
+    } catch (error) {
+      if (error instanceof AskRequestError) {
+        return errorBody(ctx, 400, error.reason, error.message, error.details ? { details: error.details } : {});
+      }
+      if (error instanceof ConciergeDisabledError) return errorBody(ctx, 404, 'concierge_disabled', error.message);
+      throw error;
+    }
+  });
+
+  router.all(BRAND_PATHS.a2a, async (ctx) => {
+    if (answeredByPreamble(ctx)) return;
+    const { site, visitor } = brandRequestOf(ctx);
+    if (await refused(ctx, site, visitor, true)) return;
+
+    if (!(await readBody(ctx, parseA2a))) return;
+    // Read as text: the binding decodes it, so malformed JSON gets the JSON-RPC parse error.
+    const rawBody = typeof ctx.request.body === 'string' ? ctx.request.body : '';
+    const call: ConciergeCall = {
+      site,
+      onReply: (question, reply) => recordQuestion(site, visitor, question, reply.answered),
+    };
+    const result = await a2a.handle(rawBody, ctx.headers, ctx.get('Content-Type') || null, call);
+    ctx.status = result.status;
+    ctx.body = result.body;
+  });
+
+  return router;
+}
+
+/**
+ * The routes as one middleware, for the brand host's `concierge` slot (`brandSiteRoutes`). The cast is the
+ * one `@koa/router` needs everywhere (see `compose` in app.ts): its context type adds `params` and `router`.
+ */
+export function conciergeMiddleware(deps: ConciergeRouteDeps): Koa.Middleware {
+  return conciergeRoutes(deps).routes() as unknown as Koa.Middleware;
+}
