@@ -2,9 +2,10 @@
  * Benchmark server for brand-site serving (a separate process, so the load generator does not share its
  * event loop). It seeds a brand with published campaigns, publishes it through the real publishing activity
  * (render + store), and listens twice:
- *   - bare: a Koa route answering a fixed in-memory page of the same size (the static baseline);
+ *   - bare: a Koa route answering, per path and Accept, the app's exact response bytes from memory (the
+ *           static baseline);
  *   - app:  the real application (host dispatch, brand host, document store and caches, variant assembly).
- * Prints one JSON line `{ ready, bare, app, host, campaignPath, bytes }` when listening.
+ * Prints one JSON line `{ ready, bare, app, host, campaignPath, bytes }` when listening (bytes per case).
  */
 import http from 'node:http';
 import Koa from 'koa';
@@ -70,27 +71,53 @@ const { app } = createHttpApp(container);
 const host = new URL(brandSiteUrl(config, workspace.slug)).host;
 const campaignPath = `/campaigns/${firstSlug}`;
 
-// The baseline answers the same bytes the real page has, from memory.
-const sample = await new Promise<string>((resolve, reject) => {
-  const server = http.createServer(app.callback()).listen(0, '127.0.0.1', () => {
+// The baseline answers, at the same path and for the same Accept, the very bytes and content type the real
+// app answers, from memory: each case is compared with serving its own response statically.
+const samplePaths = [campaignPath, '/summer', '/llms.txt'];
+const samples = new Map<string, { type: string; body: string }>();
+await new Promise<void>((resolve, reject) => {
+  const server = http.createServer(app.callback()).listen(0, '127.0.0.1', async () => {
     const port = (server.address() as { port: number }).port;
+    try {
+      for (const path of samplePaths) {
+        for (const accept of ['text/html', 'text/markdown']) {
+          const response = await fetchOnce(port, path, accept);
+          samples.set(`${path} ${accept}`, response);
+        }
+      }
+      server.close(() => resolve());
+    } catch (error) {
+      reject(error as Error);
+    }
+  });
+});
+
+function fetchOnce(port: number, path: string, accept: string): Promise<{ type: string; body: string }> {
+  return new Promise((resolve, reject) => {
     http
       .get(
-        { host: '127.0.0.1', port, path: campaignPath, headers: { host, cookie: 'cp_vid=AAAAAAAAAAAAAAAAAAAAAA' } },
+        { host: '127.0.0.1', port, path, headers: { host, accept, cookie: 'cp_vid=AAAAAAAAAAAAAAAAAAAAAA' } },
         (res) => {
           let body = '';
           res.setEncoding('utf8');
           res.on('data', (chunk: string) => (body += chunk));
-          res.on('end', () => server.close(() => resolve(body)));
+          res.on('end', () => resolve({ type: String(res.headers['content-type']), body }));
         },
       )
       .on('error', reject);
   });
-});
+}
+
 const bare = new Koa();
 bare.use((ctx) => {
-  ctx.type = 'text/html; charset=utf-8';
-  ctx.body = sample;
+  const accept = ctx.get('accept').includes('text/markdown') ? 'text/markdown' : 'text/html';
+  const sample = samples.get(`${ctx.path} ${accept}`);
+  if (!sample) {
+    ctx.status = 404;
+    return;
+  }
+  ctx.set('Content-Type', sample.type);
+  ctx.body = sample.body;
 });
 
 function listen(koa: Koa): Promise<number> {
@@ -103,5 +130,12 @@ function listen(koa: Koa): Promise<number> {
 
 const [barePort, appPort] = [await listen(bare), await listen(app)];
 process.stdout.write(
-  `${JSON.stringify({ ready: true, bare: barePort, app: appPort, host, campaignPath, bytes: Buffer.byteLength(sample) })}\n`,
+  `${JSON.stringify({
+    ready: true,
+    bare: barePort,
+    app: appPort,
+    host,
+    campaignPath,
+    bytes: Object.fromEntries([...samples].map(([key, sample]) => [key, Buffer.byteLength(sample.body)])),
+  })}\n`,
 );

@@ -4,6 +4,7 @@
  * beacon resent after a lost response, or a batch replayed after a crash, never double counts.
  */
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { CompiledQuery } from 'kysely';
 import type { SiteEvent, SiteEventSink } from './site-events.ts';
 
 const COLUMNS = [
@@ -21,8 +22,19 @@ const COLUMNS = [
   'properties',
 ] as const;
 
-/** PostgreSQL allows 65,535 bind parameters per statement; stay far below it. */
+/** Rows per statement: bounded so one statement's arrays stay small. */
 const MAX_ROWS_PER_STATEMENT = 1000;
+
+/**
+ * One statement per batch, with one array parameter per column (`unnest`), bound natively by the driver:
+ * the statement text is constant, and the values are never formatted into SQL text in JavaScript (which is
+ * what the ORM's raw `execute` does, and which dominated the cost of recording at serving rates).
+ */
+const INSERT_SQL = `insert into analytics_events (${COLUMNS.join(', ')})
+  select * from unnest(
+    $1::uuid[], $2::varchar[], $3::timestamptz[], $4::varchar[], $5::varchar[], $6::varchar[], $7::varchar[],
+    $8::varchar[], $9::varchar[], $10::varchar[], $11::numeric[], $12::jsonb[]
+  ) on conflict do nothing`;
 
 export function createSiteEventRecorder(
   orm: MikroORM,
@@ -31,12 +43,12 @@ export function createSiteEventRecorder(
     let inserted = 0;
     for (let start = 0; start < events.length; start += MAX_ROWS_PER_STATEMENT) {
       const batch = events.slice(start, start + MAX_ROWS_PER_STATEMENT);
-      const values: unknown[] = [];
-      const rows = batch.map((event) => {
-        values.push(
+      const columns: unknown[][] = COLUMNS.map(() => []);
+      for (const event of batch) {
+        const row = [
           event.eventId,
           event.workspaceId,
-          event.occurredAt,
+          event.occurredAt.toISOString(),
           event.type,
           event.sessionId,
           event.campaignId ?? null,
@@ -46,17 +58,11 @@ export function createSiteEventRecorder(
           event.goal ?? null,
           event.value ?? null,
           JSON.stringify(event.properties ?? {}),
-        );
-        return `(${COLUMNS.map(() => '?').join(', ')})`;
-      });
-      const result = await orm.em
-        .getConnection()
-        .execute<{ affectedRows?: number; rowCount?: number }>(
-          `insert into analytics_events (${COLUMNS.join(', ')}) values ${rows.join(', ')} on conflict do nothing`,
-          values,
-          'run',
-        );
-      inserted += Number(result.affectedRows ?? result.rowCount ?? 0);
+        ];
+        row.forEach((value, index) => columns[index]!.push(value));
+      }
+      const result = await orm.em.getConnection().getClient().executeQuery(CompiledQuery.raw(INSERT_SQL, columns));
+      inserted += Number(result.numAffectedRows ?? 0n);
     }
     return inserted;
   }
