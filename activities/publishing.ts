@@ -6,7 +6,7 @@
 import { createBrandService } from '../src/domain/brand/brand.service.ts';
 import { CustomDomain } from '../src/domain/brand/custom-domain.entity.ts';
 import { SitePublication } from '../src/domain/publishing/site-publication.entity.ts';
-import { readSiteSnapshot } from '../src/domain/publishing/site-snapshot.ts';
+import { nextScheduleChange, readSiteSnapshot } from '../src/domain/publishing/site-snapshot.ts';
 import { writeSiteDocuments } from '../src/domain/publishing/site-store.ts';
 import { renderBrandSite } from '../src/public/brand-site/render/index.ts';
 import type { PublishedSite } from '../src/public/brand-site/site-model.ts';
@@ -21,7 +21,7 @@ export function createPublishingActivities({ orm, sites }: ActivityDeps) {
     async publishSite(input: {
       workspaceId: string;
       reasons: string[];
-    }): Promise<{ version: number; campaigns: number; documents: number }> {
+    }): Promise<{ version: number; campaigns: number; documents: number; nextChangeAt: string | null }> {
       const em = orm.em.fork();
       return em.transactional(async (tx) => {
         await tx
@@ -67,7 +67,12 @@ export function createPublishingActivities({ orm, sites }: ActivityDeps) {
         const rendered = renderBrandSite(site);
         rendered.files.push(...renderBrandAgentFiles(site, sites.links));
         const documents = await writeSiteDocuments(tx, input.workspaceId, version, rendered);
-        return { version, campaigns: snapshot.campaigns.length, documents };
+        return {
+          version,
+          campaigns: snapshot.campaigns.length,
+          documents,
+          nextChangeAt: nextScheduleChange(snapshot, publication.createdAt),
+        };
       });
     },
   };

@@ -221,6 +221,41 @@ describe('republish', () => {
   });
 });
 
+describe('scheduled deployments', () => {
+  test('a deployment that starts later appears on its surface page at its start, with no other change', async () => {
+    const scope = scopeOf(platform.container, tenant);
+    const { campaigns } = platform.container.services;
+    const autumn = await campaigns.create(scope, { name: 'Linen autumn preview', objective: 'Tease autumn' });
+    await campaigns.createVariant(scope, autumn.id, {
+      headline: 'Autumn arrives early',
+      body: 'Heavier linen.',
+      callToAction: 'Preview',
+    });
+    await campaigns.publish(scope, autumn.id);
+    const startsAt = new Date(Date.now() + 8000);
+    await campaigns.deploy(scope, {
+      campaignId: autumn.id,
+      zoneId: seeded.freeZoneId,
+      startsAt: startsAt.toISOString(),
+    });
+    // The republish for publish + deploy lands first: the campaign has its page, but the zone is not live yet.
+    await eventually(
+      async () => ((await get(`/campaigns/${autumn.slug}`)).status === 200 ? true : undefined),
+      'the autumn campaign page',
+    );
+    expect(Date.now()).toBeLessThan(startsAt.getTime());
+    expect(await (await get('/home', { accept: 'text/markdown' })).text()).not.toContain('Autumn arrives early');
+    await eventually(
+      async () =>
+        (await (await get('/home', { accept: 'text/markdown' })).text()).includes('Autumn arrives early')
+          ? true
+          : undefined,
+      'the deployment going live at its start time',
+    );
+    expect(Date.now()).toBeGreaterThanOrEqual(startsAt.getTime());
+  });
+});
+
 describe('agent files', () => {
   test('each skill fetched over HTTP matches the sha256 digest its index states', async () => {
     const indexUrl = `${site}/.well-known/agent-skills/index.json`;

@@ -120,3 +120,29 @@ export async function readSiteSnapshot(
     })),
   };
 }
+
+/**
+ * The next moment after `after` at which what the site shows changes by itself: a deployment or campaign
+ * window opening or closing. Pages are rendered for their publication time, so the republish workflow sleeps
+ * until this moment and republishes then. Null when nothing is scheduled.
+ */
+export function nextScheduleChange(snapshot: SiteSnapshot, after: Date): string | null {
+  const times: number[] = [];
+  const consider = (value: string | null) => {
+    const at = value ? Date.parse(value) : Number.NaN;
+    if (Number.isFinite(at) && at > after.getTime()) times.push(at);
+  };
+  for (const campaign of snapshot.campaigns) {
+    consider(campaign.startsAt);
+    consider(campaign.endsAt);
+  }
+  for (const surface of snapshot.surfaces) {
+    for (const zone of surface.zones) {
+      for (const deployment of zone.deployments) {
+        consider(deployment.startsAt);
+        consider(deployment.endsAt);
+      }
+    }
+  }
+  return times.length ? new Date(Math.min(...times)).toISOString() : null;
+}
