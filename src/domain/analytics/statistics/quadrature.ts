@@ -27,8 +27,16 @@ export interface QuadratureOptions {
   initialPanels?: number;
   /** Absolute error target for the whole interval, shared among panels in proportion to their width. */
   absoluteTolerance?: number;
+  /**
+   * Error target relative to the largest component of the first (unrefined) estimate; the effective
+   * target is the larger of the absolute and the relative one. Lets unnormalised integrands of any scale
+   * stop at the precision their evaluation actually has.
+   */
+  relativeTolerance?: number;
   /** Deepest halving of a panel; the estimate of the finest panel is kept past it. */
   maxDepth?: number;
+  /** Budget of panel evaluations (15 points each); once spent, remaining panels are accepted as they are. */
+  maxPanels?: number;
 }
 
 interface PanelEstimate {
@@ -77,8 +85,8 @@ export function integrate(
   options: QuadratureOptions = {},
 ): number[] {
   const initialPanels = options.initialPanels ?? 16;
-  const absoluteTolerance = options.absoluteTolerance ?? 1e-10;
   const maxDepth = options.maxDepth ?? 24;
+  const maxPanels = options.maxPanels ?? 256;
   const total = new Array<number>(size).fill(0);
   if (!(to > from)) return total;
   const width = to - from;
@@ -89,14 +97,21 @@ export function integrate(
     const b = p === initialPanels - 1 ? to : from + (width * (p + 1)) / initialPanels;
     pending.push({ from: a, to: b, depth: 0, estimate: estimatePanel(f, a, b, size) });
   }
+  let scale = 0;
+  for (let j = 0; j < size; j++) {
+    scale = Math.max(scale, Math.abs(pending.reduce((sum, panel) => sum + panel.estimate.kronrod[j]!, 0)));
+  }
+  const tolerance = Math.max(options.absoluteTolerance ?? 1e-10, (options.relativeTolerance ?? 0) * scale);
+  let panelsEvaluated = pending.length;
   while (pending.length > 0) {
     const panel = pending.pop()!;
-    const allowed = (absoluteTolerance * (panel.to - panel.from)) / width;
-    if (panel.estimate.error <= allowed || panel.depth >= maxDepth) {
+    const allowed = (tolerance * (panel.to - panel.from)) / width;
+    if (panel.estimate.error <= allowed || panel.depth >= maxDepth || panelsEvaluated >= maxPanels) {
       for (let j = 0; j < size; j++) total[j]! += panel.estimate.kronrod[j]!;
       continue;
     }
     const middle = (panel.from + panel.to) / 2;
+    panelsEvaluated += 2;
     pending.push(
       { from: panel.from, to: middle, depth: panel.depth + 1, estimate: estimatePanel(f, panel.from, middle, size) },
       { from: middle, to: panel.to, depth: panel.depth + 1, estimate: estimatePanel(f, middle, panel.to, size) },

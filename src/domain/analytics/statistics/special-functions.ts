@@ -4,7 +4,6 @@
  * named wrappers live here, so the rest of the module reads in statistical terms.
  */
 import betainc from '@stdlib/math-base-special-betainc';
-import betaln from '@stdlib/math-base-special-betaln';
 import gammainc from '@stdlib/math-base-special-gammainc';
 import normalQuantile from '@stdlib/stats-base-dists-normal-quantile';
 
@@ -13,12 +12,6 @@ export function betaCdf(x: number, a: number, b: number): number {
   if (x <= 0) return 0;
   if (x >= 1) return 1;
   return betainc(x, a, b, true, false);
-}
-
-/** ln of the Beta(a, b) density at x, computed in log space so that huge a, b do not overflow. */
-export function betaLogPdf(x: number, a: number, b: number): number {
-  if (x <= 0 || x >= 1) return Number.NEGATIVE_INFINITY;
-  return (a - 1) * Math.log(x) + (b - 1) * Math.log1p(-x) - betaln(a, b);
 }
 
 /**
