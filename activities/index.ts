@@ -2,6 +2,7 @@
  * Every activity the worker registers, built from its dependencies. Workflows import only the *type* of this
  * object (`proxyActivities<Activities>`), never the implementations.
  */
+import { createAnalyticsActivities } from './analytics.ts';
 import { createCreditActivities } from './credits.ts';
 import type { ActivityDeps } from './deps.ts';
 import { createFilmActivities } from './films.ts';
@@ -22,6 +23,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createRenderActivities(deps),
     ...createFilmActivities(deps),
     ...createImportActivities(deps),
+    ...createAnalyticsActivities(deps),
   };
 }
 

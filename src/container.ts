@@ -32,6 +32,7 @@ import { createWorkspacesService } from './domain/workspaces/workspaces.service.
 import { createLogger, type Logger } from './logger.ts';
 import { connectTemporalClient, type TemporalClient } from './temporal/connection.ts';
 import { ensureSearchAttributes } from './temporal/search-attributes.ts';
+import { ensureAnalyticsSchedule } from './temporal/analytics-schedule.ts';
 import { createConfiguredStudio } from './domain/creative/studio.ts';
 import { createQuotesService } from './domain/credits/quotes.service.ts';
 import { createFilmsService } from './domain/films/films.service.ts';
@@ -142,6 +143,10 @@ export async function createContainer(config: Config, options: ContainerOptions 
     if (!options.lazyTemporal) {
       const added = await ensureSearchAttributes(temporal.connection.operatorService, config.temporal.namespace);
       if (added.length) log.info({ added }, 'registered Temporal search attributes');
+      // Rollups only lag while the schedule is missing; a Temporal hiccup must not fail the API's start.
+      await ensureAnalyticsSchedule(temporal.client, config.temporal.taskQueue).catch((error: unknown) =>
+        log.warn({ err: error }, 'could not ensure the analytics rollup schedule; rollups wait until the next start'),
+      );
     }
     const safeFetch = createSafeFetch({ allowPrivateHosts: config.ssrfAllowPrivateHosts, ...options.safeFetch });
     const provider = await createOidcProvider({ config, orm, log, safeFetch });

@@ -5,3 +5,4 @@ export { campaignGenerationWorkflow } from './campaign-generation.ts';
 export { renderWorkflow } from './render.ts';
 export { filmCommissionWorkflow } from './film-commission.ts';
 export { productImportWorkflow } from './product-import.ts';
+export { analyticsRollupWorkflow } from './analytics-rollup.ts';

@@ -20,6 +20,11 @@ export const CampaignSchema = defineEntity({
     /** The status to return to when a generation ends (a published campaign stays published). */
     statusBeforeGeneration: p.enum(CAMPAIGN_STATUSES).nativeEnumName('campaign_status').nullable(),
     channels: p.array<string>().default([]),
+    /**
+     * Conversion goal keys that count for this campaign (e.g. `signup`, `purchase`). Empty: every goal counts.
+     * A conversion is attributed to the variant its session was first exposed to (see analytics rollups).
+     */
+    conversionGoals: p.array<string>().default([]),
     products: () => p.manyToMany(Product).pivotTable('campaign_products'),
     /** Output of the generation's brief step (audience, angle, key messages), when generated. */
     brief: p.json<Record<string, unknown>>().nullable(),
