@@ -33,6 +33,7 @@ import { createLogger, type Logger } from './logger.ts';
 import { connectTemporalClient, type TemporalClient } from './temporal/connection.ts';
 import { ensureSearchAttributes } from './temporal/search-attributes.ts';
 import { ensureAnalyticsSchedule } from './temporal/analytics-schedule.ts';
+import { createAnalyticsQueryService } from './domain/analytics/analytics-query.service.ts';
 import { createConfiguredStudio } from './domain/creative/studio.ts';
 import { createQuotesService } from './domain/credits/quotes.service.ts';
 import { createFilmsService } from './domain/films/films.service.ts';
@@ -79,6 +80,7 @@ function createServices(config: Config, orm: MikroORM, temporal: TemporalClient,
     campaigns,
     surfaces: createSurfacesService({ siteUrl }),
     brand,
+    analytics: createAnalyticsQueryService(),
     customDomains: createCustomDomainsService({ config, republish, safeFetch, audit: createAuditService() }),
     callCodes: createCallCodesService({ selectableProfiles: SELECTABLE_PROFILES }),
     workspaces: createWorkspacesService(),

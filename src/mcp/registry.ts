@@ -13,6 +13,7 @@ import manageBrand from './tools/manage-brand.ts';
 import manageCampaigns from './tools/manage-campaigns.ts';
 import manageProducts from './tools/manage-products.ts';
 import manageSurfaces from './tools/manage-surfaces.ts';
+import queryAnalytics from './tools/query-analytics.ts';
 import queryBrand from './tools/query-brand.ts';
 import queryCampaigns from './tools/query-campaigns.ts';
 import queryProducts from './tools/query-products.ts';
@@ -31,6 +32,7 @@ export const ALL_TOOLS: readonly ToolDefinition[] = [
   manageProducts,
   querySurfaces,
   manageSurfaces,
+  queryAnalytics,
   queryBrand,
   manageBrand,
   queryVideo,

@@ -65,6 +65,14 @@ const CASES: Record<string, Case> = {
   'manage_surfaces.list_surfaces': () => ({ operation: 'list_surfaces' }),
   'manage_surfaces.get_surface': (ids) => ({ operation: 'get_surface', surfaceId: ids.surfaceId }),
   'manage_surfaces.list_zones': (ids) => ({ operation: 'list_zones', surfaceId: ids.surfaceId }),
+  'query_analytics.snapshot': (ids) => ({
+    action: 'snapshot',
+    campaignId: ids.campaignId,
+    sections: ['summary', 'campaigns', 'variants'],
+  }),
+  'query_analytics.ab_test': (ids) => ({ action: 'ab_test', campaignId: ids.campaignId }),
+  'query_analytics.cvg_dashboard': (ids) => ({ action: 'cvg_dashboard', campaignId: ids.campaignId }),
+  'query_analytics.insights': (ids) => ({ action: 'insights', campaignId: ids.campaignId }),
   'query_brand.get': () => ({ action: 'get' }),
   'manage_brand.update_brandbook': () => ({
     action: 'update_brandbook',

@@ -12,6 +12,7 @@ import { loadConfig, type Config, type Env } from '../../src/config.ts';
 import { createContainer, type Container } from '../../src/container.ts';
 import { createHttpApp } from '../../src/http/app.ts';
 import { createLogger } from '../../src/logger.ts';
+import { analyticsScheduleId } from '../../src/temporal/analytics-schedule.ts';
 import { startWorker, type RunningWorker } from '../../src/worker.ts';
 import { freePort } from './global-setup.ts';
 
@@ -101,6 +102,12 @@ export async function startTestPlatform(
     },
     async close() {
       if (platform.worker) await platform.worker.shutdown();
+      // Each platform has its own task queue and so its own rollup schedule on the shared Temporal server;
+      // left behind, it would start a run every minute that no worker ever picks up.
+      await container.temporal.client.schedule
+        .getHandle(analyticsScheduleId(config.temporal.taskQueue))
+        .delete()
+        .catch(() => undefined);
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

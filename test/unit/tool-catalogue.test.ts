@@ -9,20 +9,13 @@ import { DEFAULT_TOOLS, PROFILES, SELECTABLE_PROFILES } from '../../src/mcp/prof
 import { PROMPTS } from '../../src/mcp/prompts.ts';
 import { ALL_TOOLS, CATALOGUE } from '../../src/mcp/registry.ts';
 
-/**
- * Spec tools whose actions run long jobs or analytics; they join the catalogue with the issues that build
- * those engines (durable jobs: generate_campaign, render_video, video_commission, query_video_commissions;
- * analytics: query_analytics). Until then they are absent, not stubbed.
- */
-const NOT_YET_BUILT = ['query_analytics'];
-
 const listing = (profile: string) => CATALOGUE.get(profile)!.listing;
 
 describe('the default profile', () => {
   it('shows exactly the spec tools that exist, in the spec order, and nothing else', () => {
-    const expected = DEFAULT_TOOLS.filter((name) => !NOT_YET_BUILT.includes(name));
-    expect(listing('external_default').map((t) => t.name)).toEqual(expected);
-    for (const name of NOT_YET_BUILT) expect(ALL_TOOLS.some((tool) => tool.name === name)).toBe(false);
+    expect(DEFAULT_TOOLS).toHaveLength(15);
+    expect(listing('external_default').map((t) => t.name)).toEqual(DEFAULT_TOOLS);
+    expect(ALL_TOOLS.map((tool) => tool.name).sort()).toEqual([...DEFAULT_TOOLS].sort());
   });
 
   it('names only spec tools in every profile (channel tools come with their channels)', () => {

@@ -243,8 +243,7 @@ describe('the server card', () => {
     const implemented = DEFAULT_TOOLS.filter((name) => ALL_TOOLS.some((tool) => tool.name === name));
     expect(defaultTools.profile).toBe('external_default');
     expect(defaultTools.tools.map((tool) => tool.name)).toEqual(implemented);
-    // 14 until query_analytics lands; then all 15.
-    expect(defaultTools.tools.length).toBeGreaterThanOrEqual(DEFAULT_TOOLS.length - 1);
+    expect(defaultTools.tools).toHaveLength(15);
     expect(defaultTools.tools).toEqual(
       listing.map((tool) => ({
         name: tool.name,

@@ -1,0 +1,437 @@
+/**
+ * `query_analytics`: snapshot, A/B tests, the CVG dashboard and insights, all read from the rollups.
+ *
+ * Definitions (also in README "Analytics"):
+ * - **Impressions**: raw deliveries of a variant (every render in a zone, every markdown read).
+ * - **Reach**: distinct sessions with at least one impression in the window (HyperLogLog union of the daily
+ *   sketches, ±0.8 %), never above the impressions that had a session.
+ * - **Conversions**: conversion events received; **convertedSessions**: sessions whose first attributed
+ *   conversion (a goal of the campaign, after the session's first exposure) fell in the window.
+ * - Experiments use exact session counts since the experiment started, not the window (see experiments.ts).
+ */
+import { Campaign } from '../campaigns/campaign.entity.ts';
+import { Variant } from '../campaigns/variant.entity.ts';
+import { Zone } from '../surfaces/surface.entity.ts';
+import { NotFoundError, ValidationError } from '../../errors.ts';
+import { MAX_PAGE_SIZE } from '../shared/pagination.ts';
+import type { WorkspaceScope } from '../shared/scope.ts';
+import {
+  readDailyRows,
+  readFreshness,
+  readWorkspaceDays,
+  sqlRows,
+  Tally,
+  tallyBy,
+  type Freshness,
+  type Metrics,
+} from './analytics-reader.ts';
+import { resolveWindow, SNAPSHOT_SECTIONS, type ResolvedWindow, type SnapshotSection } from './analytics-window.ts';
+import { createExperimentsService, topPerformer, type ExperimentPage, type ExperimentView } from './experiments.ts';
+
+const DAY_MS = 86_400_000;
+const DEFAULT_SECTION_ROWS = 20;
+/** A published campaign without a single impression for this long has stalled. */
+const STALL_DAYS = 7; // matches the '7d' window read below
+const TOP_QUESTIONS = 10;
+
+export interface SnapshotInput {
+  window?: string;
+  sections?: readonly string[];
+  campaignId?: string;
+  /** Rows per list section (campaigns, variants, surfaces), highest impressions first. */
+  limit?: number;
+}
+
+export interface Snapshot {
+  window: ResolvedWindow;
+  campaignId: string | null;
+  freshness: Freshness;
+  sections: SnapshotSection[];
+  summary?: Metrics;
+  campaigns?: { campaignId: string; name: string; status: string; metrics: Metrics }[];
+  variants?: {
+    campaignId: string;
+    variantId: string;
+    name: string;
+    isControl: boolean;
+    status: string;
+    metrics: Metrics;
+  }[];
+  surfaces?: {
+    surfaceId: string | null;
+    name: string;
+    metrics: Metrics;
+    zones: { zoneId: string; key: string; name: string; metrics: Metrics }[];
+  }[];
+  timeseries?: ({ day: string } & Metrics)[];
+  concierge?: {
+    questions: number;
+    unanswered: number;
+    answerRate: number | null;
+    topUnanswered: { query: string; count: number; lastAskedAt: string }[];
+  };
+  /** Rows left out of list sections by `limit`. */
+  truncated?: Partial<Record<'campaigns' | 'variants' | 'surfaces', number>>;
+}
+
+export type InsightKind =
+  'srm_warning' | 'winner_found' | 'underperformer' | 'stalled' | 'needs_traffic' | 'concierge_gaps';
+
+export interface Insight {
+  kind: InsightKind;
+  /** Null for the workspace-level insight (unanswered concierge questions). */
+  campaignId: string | null;
+  campaignName: string | null;
+  severity: 'high' | 'medium' | 'low';
+  headline: string;
+  detail: string;
+  /** What the agent could propose next (never applied without the user's approval). */
+  suggestedAction: string;
+  evidence: Record<string, unknown>;
+}
+
+function parseSections(sections: readonly string[] | undefined): SnapshotSection[] {
+  const chosen = [...new Set(sections?.length ? sections : ['summary'])];
+  const unknown = chosen.filter((section) => !SNAPSHOT_SECTIONS.includes(section as SnapshotSection));
+  if (unknown.length) {
+    throw new ValidationError(`Unknown section(s) ${unknown.join(', ')}: use ${SNAPSHOT_SECTIONS.join(', ')}`, {
+      issues: [{ field: 'sections', message: `unknown: ${unknown.join(', ')}` }],
+    });
+  }
+  return chosen as SnapshotSection[];
+}
+
+function topRows<T extends { metrics: Metrics }>(rows: T[], limit: number): { rows: T[]; left: number } {
+  rows.sort((a, b) => b.metrics.impressions - a.metrics.impressions || b.metrics.reach - a.metrics.reach);
+  return { rows: rows.slice(0, limit), left: Math.max(0, rows.length - limit) };
+}
+
+export function createAnalyticsQueryService(deps: { now?: () => Date } = {}) {
+  const now = deps.now ?? (() => new Date());
+  const experimentsService = createExperimentsService({ now });
+
+  async function assertCampaign(scope: WorkspaceScope, campaignId: string): Promise<void> {
+    const found = await scope.em.count(Campaign, { id: campaignId, workspace: scope.workspaceId });
+    if (!found) throw new NotFoundError('Campaign', campaignId);
+  }
+
+  async function concierge(scope: WorkspaceScope, window: ResolvedWindow): Promise<NonNullable<Snapshot['concierge']>> {
+    const from = `${window.from}T00:00:00Z`;
+    const to = new Date(Date.parse(`${window.to}T00:00:00Z`) + DAY_MS).toISOString();
+    const [totals] = await sqlRows<{ questions: string; unanswered: string }>(
+      scope,
+      `select count(*) as questions, count(*) filter (where properties->>'answered' = 'false') as unanswered
+       from analytics_events
+       where workspace_id = $1 and type = 'concierge_question' and occurred_at >= $2 and occurred_at < $3`,
+      [scope.workspaceId, from, to],
+    );
+    const top = await sqlRows<{ query: string; count: string; last_asked_at: Date }>(
+      scope,
+      `select min(properties->>'query') as query, count(*) as count, max(occurred_at) as last_asked_at
+       from analytics_events
+       where workspace_id = $1 and type = 'concierge_question' and occurred_at >= $2 and occurred_at < $3
+         and properties->>'answered' = 'false'
+       group by lower(trim(properties->>'query')) order by count(*) desc, max(occurred_at) desc limit $4`,
+      [scope.workspaceId, from, to, TOP_QUESTIONS],
+    );
+    const questions = Number(totals?.questions ?? 0);
+    const unanswered = Number(totals?.unanswered ?? 0);
+    return {
+      questions,
+      unanswered,
+      answerRate: questions ? Number(((questions - unanswered) / questions).toFixed(4)) : null,
+      topUnanswered: top.map((row) => ({
+        query: row.query,
+        count: Number(row.count),
+        lastAskedAt: new Date(row.last_asked_at).toISOString(),
+      })),
+    };
+  }
+
+  async function snapshot(scope: WorkspaceScope, input: SnapshotInput = {}): Promise<Snapshot> {
+    const window = resolveWindow(input.window, now());
+    const sections = parseSections(input.sections);
+    const limit = Math.min(Math.max(1, input.limit ?? DEFAULT_SECTION_ROWS), MAX_PAGE_SIZE);
+    if (input.campaignId) await assertCampaign(scope, input.campaignId);
+    const wants = (section: SnapshotSection) => sections.includes(section);
+    const needsDaily = input.campaignId !== undefined || wants('campaigns') || wants('variants') || wants('surfaces');
+    const [freshness, daily, workspaceDays] = await Promise.all([
+      readFreshness(scope),
+      needsDaily ? readDailyRows(scope, window, input.campaignId) : Promise.resolve([]),
+      !input.campaignId && (wants('summary') || wants('timeseries'))
+        ? readWorkspaceDays(scope, window)
+        : Promise.resolve([]),
+    ]);
+    const result: Snapshot = { window, campaignId: input.campaignId ?? null, freshness, sections };
+    const truncated: NonNullable<Snapshot['truncated']> = {};
+
+    if (wants('summary')) {
+      const tally = new Tally();
+      for (const row of input.campaignId ? daily : workspaceDays) tally.add(row);
+      result.summary = tally.metrics();
+    }
+    if (wants('timeseries')) {
+      const byDay = input.campaignId ? tallyBy(daily, (row) => row.day) : tallyBy(workspaceDays, (row) => row.day);
+      const start = Date.parse(`${window.from}T00:00:00Z`);
+      result.timeseries = Array.from({ length: window.days }, (_, i) => {
+        const day = new Date(start + i * DAY_MS).toISOString().slice(0, 10);
+        return { day, ...(byDay.get(day) ?? new Tally()).metrics() };
+      });
+    }
+    if (wants('campaigns') || wants('variants')) {
+      const campaignRows = daily.filter((row) => row.campaign_id !== '');
+      const ids = [...new Set(campaignRows.map((row) => row.campaign_id))];
+      const [campaigns, variants] = await Promise.all([
+        ids.length ? scope.em.find(Campaign, { id: { $in: ids }, workspace: scope.workspaceId }) : [],
+        ids.length ? scope.em.find(Variant, { campaign: { $in: ids }, workspace: scope.workspaceId }) : [],
+      ]);
+      const campaignOf = new Map(campaigns.map((campaign) => [campaign.id, campaign]));
+      const variantOf = new Map(variants.map((variant) => [variant.id, variant]));
+      if (wants('campaigns')) {
+        const rows = [...tallyBy(campaignRows, (row) => row.campaign_id)].map(([campaignId, tally]) => ({
+          campaignId,
+          name: campaignOf.get(campaignId)?.name ?? '(unknown campaign)',
+          status: campaignOf.get(campaignId)?.deletedAt ? 'deleted' : (campaignOf.get(campaignId)?.status ?? 'unknown'),
+          metrics: tally.metrics(),
+        }));
+        const top = topRows(rows, limit);
+        result.campaigns = top.rows;
+        if (top.left) truncated.campaigns = top.left;
+      }
+      if (wants('variants')) {
+        const rows = [...tallyBy(campaignRows, (row) => `${row.campaign_id}/${row.variant_id}`)].map(([key, tally]) => {
+          const [campaignId, variantId] = key.split('/') as [string, string];
+          const variant = variantOf.get(variantId);
+          return {
+            campaignId,
+            variantId,
+            name: variant?.name ?? '(unknown variant)',
+            isControl: variant?.isControl ?? false,
+            status: variant?.deletedAt ? 'deleted' : (variant?.status ?? 'unknown'),
+            metrics: tally.metrics(),
+          };
+        });
+        const top = topRows(rows, limit);
+        result.variants = top.rows;
+        if (top.left) truncated.variants = top.left;
+      }
+    }
+    if (wants('surfaces')) {
+      const zoneIds = [...new Set(daily.map((row) => row.zone_id).filter((id) => id !== ''))];
+      const zones = zoneIds.length
+        ? await scope.em.find(Zone, { id: { $in: zoneIds }, workspace: scope.workspaceId }, { populate: ['surface'] })
+        : [];
+      const zoneOf = new Map(zones.map((zone) => [zone.id, zone]));
+      const surfaceKey = (zoneId: string) => zoneOf.get(zoneId)?.surface.id ?? '';
+      const impressionRows = daily.filter((row) => row.campaign_id !== '');
+      const bySurface = tallyBy(impressionRows, (row) => surfaceKey(row.zone_id));
+      const byZone = tallyBy(
+        impressionRows.filter((row) => row.zone_id !== ''),
+        (row) => row.zone_id,
+      );
+      const rows = [...bySurface].map(([surfaceId, tally]) => {
+        const surface = zones.find((zone) => zone.surface.id === surfaceId)?.surface.getEntity();
+        return {
+          surfaceId: surfaceId || null,
+          name: surfaceId ? (surface?.name ?? '(deleted surface)') : 'Campaign and product pages (no zone)',
+          metrics: tally.metrics(),
+          zones: [...byZone]
+            .filter(([zoneId]) => surfaceKey(zoneId) === surfaceId && surfaceId !== '')
+            .map(([zoneId, zoneTally]) => ({
+              zoneId,
+              key: zoneOf.get(zoneId)?.key ?? '',
+              name: zoneOf.get(zoneId)?.name ?? '(deleted zone)',
+              metrics: zoneTally.metrics(),
+            }))
+            .sort((a, b) => b.metrics.impressions - a.metrics.impressions),
+        };
+      });
+      const top = topRows(rows, limit);
+      result.surfaces = top.rows;
+      if (top.left) truncated.surfaces = top.left;
+    }
+    if (wants('concierge')) result.concierge = await concierge(scope, window);
+    if (Object.keys(truncated).length) result.truncated = truncated;
+    return result;
+  }
+
+  /** At most one insight per campaign (the most useful), plus one for the workspace's concierge gaps. */
+  async function insights(
+    scope: WorkspaceScope,
+    input: { window?: string; campaignId?: string; cursor?: string; limit?: number } = {},
+  ): Promise<{ window: ResolvedWindow; insights: Insight[]; nextCursor: string | null }> {
+    const window = resolveWindow(input.window, now());
+    const page = await experimentsService.experiments(scope, input);
+    const stallWindow = resolveWindow('7d', now());
+    const recent = await sqlRows<{ campaign_id: string; impressions: string }>(
+      scope,
+      `select campaign_id, sum(impressions) as impressions from analytics_rollups_daily
+       where workspace_id = $1 and day between $2::date and $3::date and campaign_id <> '' group by campaign_id`,
+      [scope.workspaceId, stallWindow.from, stallWindow.to],
+    );
+    const recentImpressions = new Map(recent.map((row) => [row.campaign_id, Number(row.impressions)]));
+    const found: Insight[] = [];
+    for (const experiment of page.experiments) {
+      const insight = experimentInsight(experiment, recentImpressions.get(experiment.campaignId) ?? 0);
+      if (insight) found.push(insight);
+    }
+    for (const single of page.notExperiments) {
+      if (single.campaignStatus !== 'published') continue;
+      if ((recentImpressions.get(single.campaignId) ?? 0) > 0) continue;
+      found.push(stalledInsight(single.campaignId, single.campaignName));
+    }
+    if (!input.campaignId && !input.cursor) {
+      const gaps = await concierge(scope, window);
+      if (gaps.unanswered > 0) {
+        found.push({
+          kind: 'concierge_gaps',
+          campaignId: null,
+          campaignName: null,
+          severity: gaps.unanswered >= 10 ? 'medium' : 'low',
+          headline: `${gaps.unanswered} visitor question(s) the concierge could not answer`,
+          detail: `Most asked: ${gaps.topUnanswered
+            .slice(0, 5)
+            .map((question) => `"${question.query}" (${question.count}×)`)
+            .join('; ')}.`,
+          suggestedAction:
+            'Propose FAQ entries or product details that answer these (manage_brand update_concierge / manage_products update); apply only after approval.',
+          evidence: { window: window.window, ...gaps },
+        });
+      }
+    }
+    const rank = { high: 0, medium: 1, low: 2 } as const;
+    found.sort((a, b) => rank[a.severity] - rank[b.severity]);
+    return { window, insights: found, nextCursor: page.nextCursor };
+  }
+
+  return {
+    snapshot,
+    insights,
+    experiments: experimentsService.experiments,
+    topPerformer,
+  };
+}
+
+export type AnalyticsQueryService = ReturnType<typeof createAnalyticsQueryService>;
+
+function pct(value: number): string {
+  return `${(value * 100).toFixed(value < 0.01 ? 2 : 1)}%`;
+}
+
+function stalledInsight(campaignId: string, campaignName: string): Insight {
+  return {
+    kind: 'stalled',
+    campaignId,
+    campaignName,
+    severity: 'medium',
+    headline: `"${campaignName}" is published but had no impressions in the last ${STALL_DAYS} days`,
+    detail: 'Nothing is serving it: it may not be deployed to any zone, or its zones get no traffic.',
+    suggestedAction:
+      'Check deployments (query_campaigns get) and propose a zone (query_surfaces list_zones, then manage_campaigns deploy) after approval.',
+    evidence: { impressionsLastDays: 0, days: STALL_DAYS },
+  };
+}
+
+/** The single most useful thing to say about one experiment, in priority order. */
+function experimentInsight(experiment: ExperimentView, recentImpressions: number): Insight | null {
+  const base = { campaignId: experiment.campaignId, campaignName: experiment.campaignName };
+  const { verdict } = experiment;
+  if (verdict.srm.mismatch) {
+    return {
+      ...base,
+      kind: 'srm_warning',
+      severity: 'high',
+      headline: `Traffic split of "${experiment.campaignName}" does not match its weights (SRM p = ${verdict.srm.pValue.toExponential(2)})`,
+      detail:
+        'The observed exposures per variant are too far from the configured split for chance: results are not trustworthy until the cause (caching, a broken variant, bot traffic) is found.',
+      suggestedAction: 'Do not act on this experiment; check the variants and deployments, then restart it.',
+      evidence: { srm: experiment.srm, exposures: [experiment.control, ...experiment.variants].map(armEvidence) },
+    };
+  }
+  const winner = verdict.variants
+    .filter((variant) => variant.decision === 'winner')
+    .sort((a, b) => b.variant.rate - a.variant.rate)[0];
+  if (winner) {
+    const arm = experiment.variants.find((variant) => variant.variantId === winner.variantId)!;
+    return {
+      ...base,
+      kind: 'winner_found',
+      severity: 'high',
+      headline: `"${arm.name}" beats control in "${experiment.campaignName}": ${pct(arm.rate)} vs ${pct(experiment.control.rate)}`,
+      detail: `Relative uplift ${pct(winner.relativeUplift.estimate)}, chance to beat control ${pct(winner.chanceToBeatControl)}, always-valid adjusted p = ${winner.sequential.adjustedPValue.toPrecision(2)} after ${experiment.runtimeDays} days.`,
+      suggestedAction:
+        'Propose shifting traffic to the winner (raise its weight or make it the control) and pausing or deleting the control; apply only after approval.',
+      evidence: { variantId: arm.variantId, decision: winner.decision, reason: winner.reason },
+    };
+  }
+  const loser = verdict.variants.find((variant) => variant.decision === 'loser');
+  if (loser) {
+    const arm = experiment.variants.find((variant) => variant.variantId === loser.variantId)!;
+    return {
+      ...base,
+      kind: 'underperformer',
+      severity: 'medium',
+      headline: `"${arm.name}" converts worse than control in "${experiment.campaignName}": ${pct(arm.rate)} vs ${pct(experiment.control.rate)}`,
+      detail: loser.reason,
+      suggestedAction: `Propose deleting or rewriting "${arm.name}" (manage_campaigns delete_variant or update_variant) after approval.`,
+      evidence: { variantId: arm.variantId, decision: loser.decision },
+    };
+  }
+  const arms = [experiment.control, ...experiment.variants];
+  const best = arms.reduce((a, b) => (b.rate > a.rate ? b : a));
+  const far = arms.find(
+    (arm) =>
+      !arm.smallSample &&
+      !best.smallSample &&
+      arm !== best &&
+      arm.interval[1] < best.interval[0] &&
+      arm.rate < best.rate / 2,
+  );
+  if (far) {
+    return {
+      ...base,
+      kind: 'underperformer',
+      severity: 'low',
+      headline: `"${far.name}" is far below "${best.name}" in "${experiment.campaignName}" (${pct(far.rate)} vs ${pct(best.rate)})`,
+      detail: 'Not yet a declared result (the experiment keeps running), but the intervals do not overlap.',
+      suggestedAction: `Consider rewriting "${far.name}"; wait for the dashboard's decision before deleting it.`,
+      evidence: { variantId: far.variantId, interval: far.interval, bestInterval: best.interval },
+    };
+  }
+  if (experiment.campaignStatus === 'published' && recentImpressions === 0) {
+    return stalledInsight(experiment.campaignId, experiment.campaignName);
+  }
+  const inconclusive = verdict.variants.find((variant) => variant.decision === 'inconclusive');
+  if (inconclusive) {
+    return {
+      ...base,
+      kind: 'stalled',
+      severity: 'medium',
+      headline: `"${experiment.campaignName}" ran ${experiment.runtimeDays} days without a clear result`,
+      detail: inconclusive.reason,
+      suggestedAction:
+        'Propose ending the test (keep the control) or trying a bolder variant (generate_campaign regenerate) after approval.',
+      evidence: { runtimeDays: experiment.runtimeDays, maxDays: verdict.runtime.maxDays },
+    };
+  }
+  if (arms.some((arm) => arm.smallSample)) {
+    return {
+      ...base,
+      kind: 'needs_traffic',
+      severity: 'low',
+      headline: `"${experiment.campaignName}" needs more traffic before any conclusion`,
+      detail: `Each variant needs at least ${verdict.method.minExposuresPerArm} exposed sessions and ${verdict.method.minConversionsPerArm} conversions; ${arms
+        .map((arm) => `${arm.name}: ${arm.exposures}/${arm.conversions}`)
+        .join(', ')}.`,
+      suggestedAction: 'Deploy it to more zones (manage_campaigns deploy) or wait.',
+      evidence: { exposures: arms.map(armEvidence) },
+    };
+  }
+  return null;
+}
+
+function armEvidence(arm: ExperimentView['control']) {
+  return { variantId: arm.variantId, name: arm.name, exposures: arm.exposures, conversions: arm.conversions };
+}
+
+export type { ExperimentPage, ExperimentView };

@@ -1,0 +1,171 @@
+/**
+ * Reads of the analytics rollups (never of raw events, except the concierge's unanswered questions, which
+ * have their own partial index): one place that knows the rollup tables' columns, so the snapshot, the
+ * experiments and the insights agree on every number.
+ */
+import { CompiledQuery } from 'kysely';
+import type { WorkspaceScope } from '../shared/scope.ts';
+import { ratio, SMALL_SAMPLE_SESSIONS } from './analytics-window.ts';
+import { ReachSketch } from './reach-sketch.ts';
+
+export async function sqlRows<Row>(scope: WorkspaceScope, sql: string, params: unknown[] = []): Promise<Row[]> {
+  const result = await scope.em.getConnection().getClient().executeQuery<Row>(CompiledQuery.raw(sql, params));
+  return result.rows as Row[];
+}
+
+/** Counters of one rollup row (or of a sum of them), plus the union of their reach sketches. */
+export class Tally {
+  impressions = 0;
+  unattributedImpressions = 0;
+  clicks = 0;
+  conversions = 0;
+  conversionValue = 0;
+  conciergeQuestions = 0;
+  convertedSessions = 0;
+  convertedValue = 0;
+  readonly sketch = new ReachSketch();
+
+  add(row: CounterRow): this {
+    this.impressions += Number(row.impressions);
+    this.unattributedImpressions += Number(row.unattributed_impressions);
+    this.clicks += Number(row.clicks);
+    this.conversions += Number(row.conversions);
+    this.conversionValue += Number(row.conversion_value);
+    this.conciergeQuestions += Number(row.concierge_questions);
+    this.convertedSessions += Number(row.converted_sessions ?? 0);
+    this.convertedValue += Number(row.converted_value ?? 0);
+    if (row.reach_sketch) this.sketch.merge(ReachSketch.fromBytes(row.reach_sketch));
+    return this;
+  }
+
+  /** Reach never exceeds the impressions that had a session (the sketch's ±0.8 % could overshoot a little). */
+  reach(): number {
+    return Math.min(Math.round(this.sketch.estimate()), this.impressions - this.unattributedImpressions);
+  }
+
+  metrics(): Metrics {
+    const reach = this.reach();
+    return {
+      impressions: this.impressions,
+      reach,
+      unattributedImpressions: this.unattributedImpressions,
+      clicks: this.clicks,
+      clickThroughRate: round(ratio(this.clicks, this.impressions)),
+      conversions: this.conversions,
+      conversionValue: round2(this.conversionValue),
+      convertedSessions: this.convertedSessions,
+      conversionRate: round(ratio(this.convertedSessions, reach)),
+      conciergeQuestions: this.conciergeQuestions,
+      smallSample: reach < SMALL_SAMPLE_SESSIONS,
+    };
+  }
+}
+
+/**
+ * What every analytics section reports for a slice. Impressions (raw deliveries) and Reach (distinct
+ * sessions) are always separate fields; see README "Analytics" for the exact definitions.
+ */
+export interface Metrics {
+  impressions: number;
+  reach: number;
+  unattributedImpressions: number;
+  clicks: number;
+  clickThroughRate: number | null;
+  /** Conversion events received (every goal, attributed or not). */
+  conversions: number;
+  conversionValue: number;
+  /** Sessions whose first attributed conversion fell in the window (campaign and variant slices only). */
+  convertedSessions: number;
+  /** convertedSessions / reach. */
+  conversionRate: number | null;
+  conciergeQuestions: number;
+  /** Fewer than 100 distinct sessions: rates are anecdotal. */
+  smallSample: boolean;
+}
+
+export interface CounterRow {
+  impressions: string;
+  unattributed_impressions: string;
+  clicks: string;
+  conversions: string;
+  conversion_value: string;
+  concierge_questions: string;
+  converted_sessions?: string;
+  converted_value?: string;
+  reach_sketch: Buffer | null;
+}
+
+export interface DailyRow extends CounterRow {
+  day: string;
+  campaign_id: string;
+  variant_id: string;
+  zone_id: string;
+}
+
+const COUNTERS =
+  'impressions, unattributed_impressions, clicks, conversions, conversion_value, concierge_questions, reach_sketch';
+
+/** Per-day workspace totals (one row per day with traffic). */
+export function readWorkspaceDays(
+  scope: WorkspaceScope,
+  window: { from: string; to: string },
+): Promise<(CounterRow & { day: string })[]> {
+  return sqlRows(
+    scope,
+    `select day::text as day, ${COUNTERS} from analytics_reach_daily
+     where workspace_id = $1 and day between $2::date and $3::date`,
+    [scope.workspaceId, window.from, window.to],
+  );
+}
+
+/** Daily rows per campaign × variant × zone, optionally for one campaign. */
+export function readDailyRows(
+  scope: WorkspaceScope,
+  window: { from: string; to: string },
+  campaignId?: string,
+): Promise<DailyRow[]> {
+  return sqlRows(
+    scope,
+    `select day::text as day, campaign_id, variant_id, zone_id, ${COUNTERS}, converted_sessions, converted_value
+     from analytics_rollups_daily
+     where workspace_id = $1 and day between $2::date and $3::date ${campaignId ? 'and campaign_id = $4' : ''}`,
+    campaignId ? [scope.workspaceId, window.from, window.to, campaignId] : [scope.workspaceId, window.from, window.to],
+  );
+}
+
+/** Sums rows into one tally per key. */
+export function tallyBy<Row extends CounterRow>(rows: readonly Row[], key: (row: Row) => string): Map<string, Tally> {
+  const tallies = new Map<string, Tally>();
+  for (const row of rows) {
+    const id = key(row);
+    let tally = tallies.get(id);
+    if (!tally) tallies.set(id, (tally = new Tally()));
+    tally.add(row);
+  }
+  return tallies;
+}
+
+export interface Freshness {
+  /** Events received up to this instant are counted; null before the first rollup. */
+  dataThrough: string | null;
+  /** When the rollup last moved forward. */
+  rolledUpAt: string | null;
+}
+
+export async function readFreshness(scope: WorkspaceScope): Promise<Freshness> {
+  const [row] = await sqlRows<{ received_at: string | null; updated_at: Date }>(
+    scope,
+    `select case when received_at = '-infinity' then null else received_at end as received_at, updated_at,
+       events_total from analytics_rollup_watermarks where name = 'events'`,
+  );
+  if (!row || row.received_at === null) return { dataThrough: null, rolledUpAt: null };
+  return { dataThrough: new Date(row.received_at).toISOString(), rolledUpAt: new Date(row.updated_at).toISOString() };
+}
+
+function round(value: number | null, digits = 6): number | null {
+  return value === null ? null : Number(value.toFixed(digits));
+}
+
+function round2(value: number): number {
+  return Math.round(value * 100) / 100;
+}

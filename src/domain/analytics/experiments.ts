@@ -1,0 +1,277 @@
+/**
+ * Experiments: every campaign with two or more active variants is an A/B(/n) test of its variants against
+ * the control. The unit is the session: `exposures` are distinct sessions first exposed to a variant and
+ * `conversions` are those of them that later converted on one of the campaign's goals (both exact, from
+ * `analytics_variant_totals`, maintained by the rollups). The statistics are the pure functions in
+ * `statistics/`; this module only gathers the counts, the configured split and the runtime, and keeps the
+ * running minimum of each variant's always-valid p-value between looks (`analytics_experiment_looks`), so a
+ * dashboard polled every hour never flips a declared result back.
+ */
+import { Campaign } from '../campaigns/campaign.entity.ts';
+import { Variant } from '../campaigns/variant.entity.ts';
+import { NotFoundError } from '../../errors.ts';
+import { afterCursor, decodeCursor, DEFAULT_PAGE_SIZE, toPage, ORDER_NEWEST_FIRST } from '../shared/pagination.ts';
+import type { WorkspaceScope } from '../shared/scope.ts';
+import { sqlRows } from './analytics-reader.ts';
+import {
+  decide,
+  describeMethod,
+  type ArmSummary,
+  type ExperimentVerdict,
+  type MethodDescription,
+  type SrmResult,
+  type VariantVerdict,
+} from './statistics/index.ts';
+
+const DAY_MS = 86_400_000;
+
+export interface ArmView extends ArmSummary {
+  variantId: string;
+  name: string;
+  isControl: boolean;
+  /** Configured traffic weight. */
+  weight: number;
+  impressions: number;
+  clicks: number;
+  /** Value of the conversions attributed to this variant's sessions. */
+  conversionValue: number;
+}
+
+export interface ExperimentView {
+  campaignId: string;
+  campaignName: string;
+  campaignStatus: string;
+  /** First exposure of any arm; null before any traffic. */
+  startedAt: string | null;
+  runtimeDays: number;
+  control: ArmView;
+  variants: ArmView[];
+  /** Sample-ratio-mismatch check against the configured weights. */
+  srm: SrmResult & { expectedWeights: number[] };
+  /** Variants that are paused or deleted: their data is kept but they are not part of the comparison. */
+  excludedVariants: { variantId: string; name: string; reason: 'paused' | 'deleted' }[];
+  verdict: ExperimentVerdict;
+}
+
+/** A campaign with one active variant: performance only, nothing to compare. */
+export interface SingleVariantView {
+  campaignId: string;
+  campaignName: string;
+  campaignStatus: string;
+  reason: string;
+}
+
+export interface ExperimentPage {
+  experiments: ExperimentView[];
+  notExperiments: SingleVariantView[];
+  method: MethodDescription;
+  nextCursor: string | null;
+}
+
+interface TotalsRow {
+  campaign_id: string;
+  variant_id: string;
+  impressions: string;
+  clicks: string;
+  exposed_sessions: string;
+  converted_sessions: string;
+  converted_value: string;
+  first_seen: Date | null;
+}
+
+export function createExperimentsService(deps: { now?: () => Date } = {}) {
+  const now = deps.now ?? (() => new Date());
+
+  async function campaignsPage(
+    scope: WorkspaceScope,
+    input: { campaignId?: string; cursor?: string; limit?: number },
+  ): Promise<{ campaigns: Campaign[]; nextCursor: string | null }> {
+    if (input.campaignId) {
+      const campaign = await scope.em.findOne(Campaign, { id: input.campaignId, workspace: scope.workspaceId });
+      if (!campaign) throw new NotFoundError('Campaign', input.campaignId);
+      return { campaigns: [campaign], nextCursor: null };
+    }
+    const limit = input.limit ?? DEFAULT_PAGE_SIZE;
+    const rows = await scope.em.find(
+      Campaign,
+      { workspace: scope.workspaceId, deletedAt: null, ...afterCursor(decodeCursor(input.cursor)) },
+      { orderBy: ORDER_NEWEST_FIRST, limit: limit + 1 },
+    );
+    const page = toPage(rows, limit, (row) => row);
+    return { campaigns: page.items, nextCursor: page.nextCursor };
+  }
+
+  /** Experiments of a page of campaigns (newest first), or of one campaign. */
+  async function experiments(
+    scope: WorkspaceScope,
+    input: { campaignId?: string; cursor?: string; limit?: number },
+  ): Promise<ExperimentPage> {
+    const { campaigns, nextCursor } = await campaignsPage(scope, input);
+    const ids = campaigns.map((campaign) => campaign.id);
+    const [variants, totals, looks] = await Promise.all([
+      ids.length
+        ? scope.em.find(
+            Variant,
+            { workspace: scope.workspaceId, campaign: { $in: ids } },
+            { orderBy: { createdAt: 'asc', id: 'asc' } },
+          )
+        : Promise.resolve([]),
+      sqlRows<TotalsRow>(
+        scope,
+        `select campaign_id, variant_id, impressions, clicks, exposed_sessions, converted_sessions, converted_value,
+           first_seen from analytics_variant_totals where workspace_id = $1 and campaign_id = any($2::varchar[])`,
+        [scope.workspaceId, ids],
+      ),
+      sqlRows<{ campaign_id: string; variant_id: string; control_variant_id: string; min_p_value: number }>(
+        scope,
+        `select campaign_id, variant_id, control_variant_id, min_p_value from analytics_experiment_looks
+         where workspace_id = $1 and campaign_id = any($2::varchar[])`,
+        [scope.workspaceId, ids],
+      ),
+    ]);
+    const totalsOf = new Map(totals.map((row) => [`${row.campaign_id}/${row.variant_id}`, row]));
+    const page: ExperimentPage = { experiments: [], notExperiments: [], method: describeMethod(), nextCursor };
+    const at = now();
+    for (const campaign of campaigns) {
+      const all = variants.filter((variant) => variant.campaign.id === campaign.id);
+      const active = all.filter((variant) => !variant.deletedAt && variant.status === 'active');
+      if (active.length < 2) {
+        page.notExperiments.push({
+          campaignId: campaign.id,
+          campaignName: campaign.name,
+          campaignStatus: campaign.status,
+          reason:
+            active.length === 1
+              ? 'one active variant: nothing to compare (add a variant to start an A/B test)'
+              : 'no active variants',
+        });
+        continue;
+      }
+      // The control is the variant marked as such, else the oldest; the comparison order is stable.
+      const control = active.find((variant) => variant.isControl) ?? active[0]!;
+      const arms = [control, ...active.filter((variant) => variant !== control)];
+      const counts = arms.map((variant) => {
+        const row = totalsOf.get(`${campaign.id}/${variant.id}`);
+        return {
+          variant,
+          exposures: Number(row?.exposed_sessions ?? 0),
+          conversions: Number(row?.converted_sessions ?? 0),
+          impressions: Number(row?.impressions ?? 0),
+          clicks: Number(row?.clicks ?? 0),
+          conversionValue: Number(row?.converted_value ?? 0),
+          firstSeen: row?.first_seen ? new Date(row.first_seen) : null,
+        };
+      });
+      const firstSeen = counts
+        .map((arm) => arm.firstSeen?.getTime())
+        .filter((time): time is number => time !== undefined);
+      const startedAt = firstSeen.length ? new Date(Math.min(...firstSeen)) : null;
+      const runtimeDays = startedAt ? Math.max(0, (at.getTime() - startedAt.getTime()) / DAY_MS) : 0;
+      const weights = arms.map((variant) => variant.weight);
+      const expectedWeights = weights.some((weight) => weight > 0) ? weights : weights.map(() => 1);
+      const previousPValues: Record<string, number> = {};
+      for (const look of looks) {
+        if (look.campaign_id === campaign.id && look.control_variant_id === control.id) {
+          previousPValues[look.variant_id] = Number(look.min_p_value);
+        }
+      }
+      const verdict = decide({
+        control: { id: control.id, exposures: counts[0]!.exposures, conversions: counts[0]!.conversions },
+        variants: counts.slice(1).map((arm) => ({
+          id: arm.variant.id,
+          exposures: arm.exposures,
+          conversions: arm.conversions,
+        })),
+        expectedWeights,
+        runtimeDays,
+        previousPValues,
+      });
+      const summaries = [verdict.control, ...verdict.variants.map((variant) => variant.variant)];
+      const armViews = counts.map((arm, index): ArmView => ({
+        ...summaries[index]!,
+        variantId: arm.variant.id,
+        name: arm.variant.name,
+        isControl: index === 0,
+        weight: arm.variant.weight,
+        impressions: arm.impressions,
+        clicks: arm.clicks,
+        conversionValue: Math.round(arm.conversionValue * 100) / 100,
+      }));
+      page.experiments.push({
+        campaignId: campaign.id,
+        campaignName: campaign.name,
+        campaignStatus: campaign.status,
+        startedAt: startedAt?.toISOString() ?? null,
+        runtimeDays: Math.round(runtimeDays * 100) / 100,
+        control: armViews[0]!,
+        variants: armViews.slice(1),
+        srm: { ...verdict.srm, expectedWeights },
+        excludedVariants: all
+          .filter((variant) => variant.deletedAt || variant.status !== 'active')
+          .map((variant) => ({
+            variantId: variant.id,
+            name: variant.name,
+            reason: variant.deletedAt ? ('deleted' as const) : ('paused' as const),
+          })),
+        verdict,
+      });
+      if (verdict.variants.length) page.method = verdict.method;
+    }
+    await rememberLooks(scope, page.experiments);
+    return page;
+  }
+
+  /** Keeps each variant's smallest always-valid p-value (the running minimum over every look so far). */
+  async function rememberLooks(scope: WorkspaceScope, experiments: ExperimentView[]): Promise<void> {
+    const looks = experiments.flatMap((experiment) =>
+      experiment.verdict.variants
+        .filter((variant) => Number.isFinite(variant.sequential.pValue))
+        .map((variant) => ({
+          campaignId: experiment.campaignId,
+          variantId: variant.variantId,
+          controlId: experiment.control.variantId,
+          pValue: variant.sequential.pValue,
+        })),
+    );
+    if (!looks.length) return;
+    await sqlRows(
+      scope,
+      `insert into analytics_experiment_looks (workspace_id, campaign_id, variant_id, control_variant_id, min_p_value)
+       select $1, * from unnest($2::varchar[], $3::varchar[], $4::varchar[], $5::float8[])
+       on conflict (workspace_id, campaign_id, variant_id, control_variant_id) do update set
+         min_p_value = least(analytics_experiment_looks.min_p_value, excluded.min_p_value),
+         looks = analytics_experiment_looks.looks + 1, updated_at = now()`,
+      [
+        scope.workspaceId,
+        looks.map((look) => look.campaignId),
+        looks.map((look) => look.variantId),
+        looks.map((look) => look.controlId),
+        looks.map((look) => look.pValue),
+      ],
+    );
+  }
+
+  return { experiments };
+}
+
+export type ExperimentsService = ReturnType<typeof createExperimentsService>;
+
+/** The variant an agent should build on: a declared winner first, else the best rate with enough sample. */
+export function topPerformer(experiment: ExperimentView): { variantId: string; name: string; why: string } | null {
+  const winners = experiment.verdict.variants.filter((variant) => variant.decision === 'winner');
+  if (winners.length) {
+    const best = winners.reduce((a, b) => (b.variant.rate > a.variant.rate ? b : a));
+    const arm = experiment.variants.find((variant) => variant.variantId === best.variantId)!;
+    return { variantId: arm.variantId, name: arm.name, why: 'declared winner against control' };
+  }
+  const arms = [experiment.control, ...experiment.variants].filter((arm) => !arm.smallSample);
+  if (!arms.length) return null;
+  const best = arms.reduce((a, b) => (b.rate > a.rate ? b : a));
+  return {
+    variantId: best.variantId,
+    name: best.name,
+    why: 'highest conversion rate so far; not a statistically declared winner',
+  };
+}
+
+export type { VariantVerdict };
