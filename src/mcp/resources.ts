@@ -11,6 +11,8 @@
  * An id of another workspace (or none at all) is "resource not found", exactly like an id that does not
  * exist. Listings are computed once per profile at boot; reads go to the domain services.
  */
+import { ANALYTICS_WINDOWS, SMALL_SAMPLE_SESSIONS, SNAPSHOT_SECTIONS } from '../domain/analytics/analytics-window.ts';
+import { describeMethod } from '../domain/analytics/statistics/index.ts';
 import { describePriceList } from '../domain/credits/price-list.ts';
 import { POLL_INTERVAL_MS, TASK_TOOLS } from './tasks.ts';
 import {
@@ -289,6 +291,21 @@ function capabilities(caller: ResourceCaller, compiled: CompiledResources) {
       quoteValidityMinutes: 15,
       prices: describePriceList(),
     },
+    // The analytics vocabulary, so an agent reports Impressions and Reach apart and cites the method.
+    analytics: profile.tools.has('query_analytics')
+      ? {
+          vocabulary: {
+            impressions: 'raw deliveries of a variant (every render, every markdown read)',
+            reach: 'distinct sessions with at least one impression in the window; never above impressions',
+            conversions:
+              'conversion events received; convertedSessions: sessions whose first attributed conversion fell in the window',
+            smallSample: `fewer than ${SMALL_SAMPLE_SESSIONS} distinct sessions: rates are anecdotal`,
+          },
+          windows: ANALYTICS_WINDOWS,
+          snapshotSections: SNAPSHOT_SECTIONS,
+          experimentMethod: describeMethod(),
+        }
+      : null,
     tasks: {
       tools: compiled.taskTools,
       eras: ['2025-11-25 (task param, tasks/get|result|list|cancel)', '2026-07-28 (io.modelcontextprotocol/tasks)'],

@@ -388,6 +388,8 @@ describe.each(clients)('%s', (label, connect) => {
       profile: 'external_default',
     });
     expect(capabilities.tools.map((t: { name: string }) => t.name)).toContain('manage_campaigns');
+    expect(capabilities.analytics.vocabulary.reach).toMatch(/distinct sessions/);
+    expect(capabilities.analytics.experimentMethod).toMatchObject({ alpha: 0.05, minRuntimeDays: 7 });
     expect((await client.listResourceTemplates()).map((t) => t.uriTemplate)).toEqual([
       'svc://org/{id}',
       'svc://org/{id}/brand-guidelines',
