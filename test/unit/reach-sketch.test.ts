@@ -80,6 +80,16 @@ describe('reach sketch (HyperLogLog, p = 14)', () => {
     expect(ReachSketch.union([smallBytes, largeBytes, null]).registers).toEqual(grown.registers);
   });
 
+  test('merging serialized sketches in place equals merging the decoded ones, sparse or dense', () => {
+    const base = sketchOf(sessionIds(2_000, 5));
+    const sparse = sketchOf(sessionIds(300, 6));
+    const dense = sketchOf(sessionIds(40_000, 7));
+    const expected = base.clone().merge(sparse).merge(dense);
+    const merged = base.clone().mergeBytes(sparse.toBytes()).mergeBytes(dense.toBytes()).mergeBytes(null);
+    expect(merged.registers).toEqual(expected.registers);
+    expect(() => new ReachSketch().mergeBytes(Buffer.from([1, 14, 0xff, 0xff, 1]))).toThrow(/malformed/);
+  });
+
   test('the sparse/dense boundary: just under stays sparse, just over goes dense, both round-trip', () => {
     const sketch = new ReachSketch();
     const limit = Math.floor(SKETCH_REGISTERS / 3);

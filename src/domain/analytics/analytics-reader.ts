@@ -34,7 +34,7 @@ export class Tally {
     this.conciergeQuestions += Number(row.concierge_questions);
     this.convertedSessions += Number(row.converted_sessions ?? 0);
     this.convertedValue += Number(row.converted_value ?? 0);
-    if (row.reach_sketch) this.sketch.merge(ReachSketch.fromBytes(row.reach_sketch));
+    this.sketch.mergeBytes(row.reach_sketch);
     return this;
   }
 

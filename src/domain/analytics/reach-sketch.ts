@@ -130,6 +130,35 @@ export class ReachSketch {
     return bytes;
   }
 
+  /**
+   * Folds a serialized sketch in without materialising it: a sparse one costs its entries, not 16,384
+   * registers (reports union thousands of small daily sketches).
+   */
+  mergeBytes(bytes: Uint8Array | null | undefined): this {
+    if (!bytes || bytes.length === 0) return this;
+    const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    if (buffer[1] !== SKETCH_PRECISION) throw new Error(`unsupported sketch precision ${buffer[1]}`);
+    const mine = this.registers;
+    if (buffer[0] === FORMAT_DENSE) {
+      if (buffer.length !== HEADER_BYTES + SKETCH_REGISTERS) throw new Error('truncated dense sketch');
+      for (let i = 0; i < SKETCH_REGISTERS; i++) {
+        const rank = buffer[HEADER_BYTES + i]!;
+        if (rank > mine[i]!) mine[i] = rank;
+      }
+      return this;
+    }
+    if (buffer[0] !== FORMAT_SPARSE || (buffer.length - HEADER_BYTES) % SPARSE_ENTRY_BYTES !== 0) {
+      throw new Error('malformed sketch');
+    }
+    for (let offset = HEADER_BYTES; offset < buffer.length; offset += SPARSE_ENTRY_BYTES) {
+      const index = (buffer[offset]! << 8) | buffer[offset + 1]!;
+      const rank = buffer[offset + 2]!;
+      if (index >= SKETCH_REGISTERS || rank > RANK_BITS + 1) throw new Error('malformed sketch');
+      if (rank > mine[index]!) mine[index] = rank;
+    }
+    return this;
+  }
+
   static fromBytes(bytes: Uint8Array | null | undefined): ReachSketch {
     const sketch = new ReachSketch();
     if (!bytes || bytes.length === 0) return sketch;
@@ -154,7 +183,7 @@ export class ReachSketch {
     const union = new ReachSketch();
     for (const sketch of sketches) {
       if (sketch instanceof ReachSketch) union.merge(sketch);
-      else if (sketch) union.merge(ReachSketch.fromBytes(sketch));
+      else union.mergeBytes(sketch);
     }
     return union;
   }
