@@ -31,7 +31,8 @@ export interface BenchStack {
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
-export async function startBenchStack(name: string): Promise<BenchStack> {
+/** `temporal: false` for benchmarks that only need PostgreSQL (`temporalAddress` is then empty). */
+export async function startBenchStack(name: string, options: { temporal?: boolean } = {}): Promise<BenchStack> {
   const id = `${name}-${Date.now().toString(36)}`;
   const dir = path.join(ROOT, '.data', 'bench', id);
   await fs.mkdir(dir, { recursive: true });
@@ -57,8 +58,8 @@ export async function startBenchStack(name: string): Promise<BenchStack> {
   await migrateToLatest(orm);
   await orm.close();
 
-  let temporalAddress = process.env.TEMPORAL_ADDRESS;
-  if (!temporalAddress) {
+  let temporalAddress = process.env.TEMPORAL_ADDRESS ?? (options.temporal === false ? '' : undefined);
+  if (temporalAddress === undefined) {
     const cli = await locateTemporalCli({
       cliPath: process.env.TEMPORAL_CLI_PATH,
       toolsDir: path.resolve(ROOT, process.env.TOOLS_DIR ?? '.tools'),
