@@ -19,6 +19,7 @@ import { errorBoundary } from './middleware/error-boundary.ts';
 import { addressRateLimit, toolServerRateLimit } from './middleware/rate-limit.ts';
 import { requestId } from './middleware/request-id.ts';
 import { dashboardRoutes } from './routes/dashboard.ts';
+import { conversionRoutes } from './routes/conversions.ts';
 import { mcpRoutes } from './routes/mcp.ts';
 import { mediaRoutes } from './routes/media.ts';
 import { protectedResourceRoutes } from './routes/protected-resource.ts';
@@ -80,6 +81,14 @@ export function createHttpApp(container: Container): HttpApp {
         limit: config.rateLimitPerMinute,
         windowSeconds: 60,
       }),
+    }),
+    conversionRoutes({
+      config,
+      orm: container.orm,
+      authenticator,
+      limiter: services.rateLimiter,
+      rateLimit: { name: 'tool-server', limit: config.rateLimitPerMinute, windowSeconds: 60 },
+      recorder: services.siteEvents,
     }),
     dashboardRoutes({
       container,

@@ -45,6 +45,7 @@ export const CampaignOut = z.looseObject({
   objective: nullableString,
   status: z.string(),
   channels: z.array(z.string()),
+  conversionGoals: z.array(z.string()),
   productIds: z.array(z.string()),
   slug: z.string(),
   startsAt: nullableString,

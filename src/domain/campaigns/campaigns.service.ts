@@ -49,6 +49,11 @@ export const CampaignFields = z.object({
   objective: z.string().trim().max(2000, 'must be at most 2000 characters').nullish(),
   productIds: z.array(ProductId).max(20, 'at most 20 products').optional(),
   channels: z.array(z.enum(CHANNELS)).max(3).optional(),
+  conversionGoals: z
+    .array(z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'each goal must be 1–64 letters, digits, _ . : -'))
+    .max(10, 'at most 10 goals')
+    .transform((goals) => [...new Set(goals)])
+    .optional(),
   startsAt: IsoDate.nullish(),
   endsAt: IsoDate.nullish(),
 });
@@ -87,6 +92,8 @@ export interface CampaignView {
   objective: string | null;
   status: CampaignStatus;
   channels: string[];
+  /** Goal keys whose conversions count for this campaign; empty: every goal. */
+  conversionGoals: string[];
   productIds: string[];
   slug: string;
   startsAt: string | null;
@@ -249,6 +256,7 @@ export function createCampaignsService(deps: { republish: RepublishPort }) {
       objective: campaign.objective ?? null,
       status: campaign.status,
       channels: campaign.channels,
+      conversionGoals: campaign.conversionGoals,
       productIds: stats.productIds,
       slug: campaign.slug,
       startsAt: iso(campaign.startsAt),
@@ -354,6 +362,7 @@ export function createCampaignsService(deps: { republish: RepublishPort }) {
         status: 'draft',
         statusBeforeGeneration: null,
         channels: data.channels ?? ['web'],
+        conversionGoals: data.conversionGoals ?? [],
         brief: null,
         startsAt,
         endsAt,
@@ -390,6 +399,7 @@ export function createCampaignsService(deps: { republish: RepublishPort }) {
       if (data.name !== undefined) campaign.name = data.name;
       if (data.objective !== undefined) campaign.objective = data.objective ?? null;
       if (data.channels !== undefined) campaign.channels = data.channels;
+      if (data.conversionGoals !== undefined) campaign.conversionGoals = data.conversionGoals;
       if (data.productIds !== undefined) campaign.products.set(await productsOf(scope, data.productIds));
       if (data.startsAt !== undefined) campaign.startsAt = data.startsAt ? new Date(data.startsAt) : null;
       if (data.endsAt !== undefined) campaign.endsAt = data.endsAt ? new Date(data.endsAt) : null;

@@ -86,6 +86,13 @@ export default defineTool({
     objective: z.string().max(2000).nullish().describe('create/update: what the campaign should achieve.'),
     productIds: z.array(Ids.product).max(20).optional().describe('create/update: products it promotes.'),
     channels: z.array(z.enum(CHANNELS)).max(3).optional().describe('create/update: web, email, social.'),
+    conversionGoals: z
+      .array(z.string())
+      .max(10)
+      .optional()
+      .describe(
+        'create/update: goal keys (e.g. "purchase", "signup") whose conversions count for this campaign, from the brand-site beacon (cpConvert) or POST /api/v1/conversions; [] counts every goal.',
+      ),
     startsAt: IsoDate.nullish().describe('create/update/deploy/update_deployment: schedule start.'),
     endsAt: IsoDate.nullish().describe('create/update/deploy/update_deployment: schedule end.'),
     status: z.enum(['ready', 'archived']).optional().describe('update: "archived" archives, "ready" restores.'),
@@ -132,6 +139,7 @@ export default defineTool({
         objective: z.string().nullish(),
         productIds: z.array(z.string()).optional(),
         channels: z.array(z.enum(CHANNELS)).optional(),
+        conversionGoals: z.array(z.string()).optional(),
         startsAt: z.string().nullish(),
         endsAt: z.string().nullish(),
       }),
@@ -150,6 +158,7 @@ export default defineTool({
         objective: z.string().nullish(),
         productIds: z.array(z.string()).optional(),
         channels: z.array(z.enum(CHANNELS)).optional(),
+        conversionGoals: z.array(z.string()).optional(),
         startsAt: z.string().nullish(),
         endsAt: z.string().nullish(),
         status: z.enum(['ready', 'archived']).optional(),

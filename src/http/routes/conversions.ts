@@ -1,0 +1,92 @@
+/**
+ * `POST {platform_url}/api/v1/conversions`: server-side conversions for the workspace of the credential
+ * (`x-api-key` or an OAuth bearer token, like /api/mcp; editors and above). Answers `202` with
+ * `{accepted, duplicates, rejected: [{index, reason}]}`; a malformed body is a `400` and records nothing.
+ * Errors are `{error, error_description}`; the per-credential rate limit is the tool server's.
+ */
+import Router from '@koa/router';
+import { bodyParser } from '@koa/bodyparser';
+import type { Middleware } from 'koa';
+import { AuthenticationFailure, type Authenticator } from '../../auth/authenticate.ts';
+import { can } from '../../auth/permissions.ts';
+import type { Principal } from '../../auth/principal.ts';
+import type { Config } from '../../config.ts';
+import { readServerConversions } from '../../domain/analytics/server-conversions.ts';
+import type { SiteEvent } from '../../domain/analytics/site-events.ts';
+import { rateLimitHeaders, type RateLimiter, type RateLimitPolicy } from '../../domain/rate-limits/rate-limiter.ts';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { ForbiddenError, UnauthenticatedError, ValidationError } from '../../errors.ts';
+import { bearerChallenge } from './protected-resource.ts';
+
+export const CONVERSIONS_PATH = '/api/v1/conversions';
+
+export interface ConversionRouteDeps {
+  config: Config;
+  orm: MikroORM;
+  authenticator: Authenticator;
+  limiter: RateLimiter;
+  rateLimit: RateLimitPolicy;
+  recorder: { recordCounted(events: SiteEvent[]): Promise<number> };
+}
+
+export function conversionRoutes(deps: ConversionRouteDeps): Router {
+  const router = new Router();
+  const parseBody = bodyParser({ enableTypes: ['json'], jsonLimit: '256kb', encoding: 'utf-8' });
+
+  const authenticate: Middleware = async (ctx, next) => {
+    try {
+      ctx.state.principal = await deps.authenticator.authenticate({
+        authorization: ctx.get('authorization') || undefined,
+        apiKey: ctx.get('x-api-key') || undefined,
+        query: ctx.query,
+      });
+    } catch (error) {
+      if (!(error instanceof AuthenticationFailure)) throw error;
+      ctx.set('www-authenticate', bearerChallenge(deps.config));
+      throw new UnauthenticatedError(error.message);
+    }
+    await next();
+  };
+
+  const rateLimit: Middleware = async (ctx, next) => {
+    const principal = ctx.state.principal as Principal;
+    const decision = await deps.limiter.consume(deps.rateLimit, principal.credentialId);
+    for (const [name, value] of Object.entries(rateLimitHeaders(deps.rateLimit, decision))) ctx.set(name, value);
+    if (!decision.allowed) {
+      ctx.status = 429;
+      ctx.set('retry-after', String(decision.retryAfterSeconds));
+      ctx.body = {
+        error: 'rate_limited',
+        error_description: `Rate limit exceeded; retry in ${decision.retryAfterSeconds} second(s)`,
+      };
+      return;
+    }
+    await next();
+  };
+
+  router.post(CONVERSIONS_PATH, authenticate, rateLimit, async (ctx) => {
+    const principal = ctx.state.principal as Principal;
+    if (!can(principal.role, 'content:write')) {
+      throw new ForbiddenError(
+        `Recording conversions needs the editor role or above; this credential is ${principal.role}`,
+      );
+    }
+    if (!ctx.is('application/json')) {
+      ctx.status = 415;
+      ctx.body = { error: 'unsupported_media_type', error_description: 'Content-Type must be application/json' };
+      return;
+    }
+    try {
+      await parseBody(ctx, async () => undefined);
+    } catch (error) {
+      if ((error as { status?: number }).status === 413) throw error;
+      throw new ValidationError('Body must be JSON: {"conversions": [...]}');
+    }
+    const scope = { workspaceId: principal.workspaceId, em: deps.orm.em.fork(), actor: principal.credentialId };
+    const { events, rejected } = await readServerConversions(scope, (ctx.request as { body?: unknown }).body);
+    const accepted = events.length ? await deps.recorder.recordCounted(events) : 0;
+    ctx.status = 202;
+    ctx.body = { accepted, duplicates: events.length - accepted, rejected };
+  });
+  return router;
+}
