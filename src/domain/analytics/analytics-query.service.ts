@@ -20,6 +20,7 @@ import {
   readFreshness,
   readWorkspaceDays,
   sqlRows,
+  absorbBy,
   Tally,
   tallyBy,
   type Freshness,
@@ -187,8 +188,12 @@ export function createAnalyticsQueryService(deps: { now?: () => Date } = {}) {
       ]);
       const campaignOf = new Map(campaigns.map((campaign) => [campaign.id, campaign]));
       const variantOf = new Map(variants.map((variant) => [variant.id, variant]));
+      // One pass over the daily rows per variant; campaigns are unions of their variants' tallies (merging a
+      // few dense sketches is far cheaper than merging every daily row's sketch a second time).
+      const byVariant = tallyBy(campaignRows, (row) => `${row.campaign_id}/${row.variant_id}`);
       if (wants('campaigns')) {
-        const rows = [...tallyBy(campaignRows, (row) => row.campaign_id)].map(([campaignId, tally]) => ({
+        const byCampaign = absorbBy(byVariant, (key) => key.slice(0, key.indexOf('/')));
+        const rows = [...byCampaign].map(([campaignId, tally]) => ({
           campaignId,
           name: campaignOf.get(campaignId)?.name ?? '(unknown campaign)',
           status: campaignOf.get(campaignId)?.deletedAt ? 'deleted' : (campaignOf.get(campaignId)?.status ?? 'unknown'),
@@ -199,7 +204,7 @@ export function createAnalyticsQueryService(deps: { now?: () => Date } = {}) {
         if (top.left) truncated.campaigns = top.left;
       }
       if (wants('variants')) {
-        const rows = [...tallyBy(campaignRows, (row) => `${row.campaign_id}/${row.variant_id}`)].map(([key, tally]) => {
+        const rows = [...byVariant].map(([key, tally]) => {
           const [campaignId, variantId] = key.split('/') as [string, string];
           const variant = variantOf.get(variantId);
           return {
@@ -224,11 +229,9 @@ export function createAnalyticsQueryService(deps: { now?: () => Date } = {}) {
       const zoneOf = new Map(zones.map((zone) => [zone.id, zone]));
       const surfaceKey = (zoneId: string) => zoneOf.get(zoneId)?.surface.id ?? '';
       const impressionRows = daily.filter((row) => row.campaign_id !== '');
-      const bySurface = tallyBy(impressionRows, (row) => surfaceKey(row.zone_id));
-      const byZone = tallyBy(
-        impressionRows.filter((row) => row.zone_id !== ''),
-        (row) => row.zone_id,
-      );
+      // Zones first ('' = no zone), then each surface as the union of its zones.
+      const byZone = tallyBy(impressionRows, (row) => row.zone_id);
+      const bySurface = absorbBy(byZone, surfaceKey);
       const rows = [...bySurface].map(([surfaceId, tally]) => {
         const surface = zones.find((zone) => zone.surface.id === surfaceId)?.surface.getEntity();
         return {
@@ -236,7 +239,7 @@ export function createAnalyticsQueryService(deps: { now?: () => Date } = {}) {
           name: surfaceId ? (surface?.name ?? '(deleted surface)') : 'Campaign and product pages (no zone)',
           metrics: tally.metrics(),
           zones: [...byZone]
-            .filter(([zoneId]) => surfaceKey(zoneId) === surfaceId && surfaceId !== '')
+            .filter(([zoneId]) => zoneId !== '' && surfaceKey(zoneId) === surfaceId && surfaceId !== '')
             .map(([zoneId, zoneTally]) => ({
               zoneId,
               key: zoneOf.get(zoneId)?.key ?? '',

@@ -38,6 +38,20 @@ export class Tally {
     return this;
   }
 
+  /** Adds another tally (counters and sketch): how a parent slice is built from its children's tallies. */
+  absorb(other: Tally): this {
+    this.impressions += other.impressions;
+    this.unattributedImpressions += other.unattributedImpressions;
+    this.clicks += other.clicks;
+    this.conversions += other.conversions;
+    this.conversionValue += other.conversionValue;
+    this.conciergeQuestions += other.conciergeQuestions;
+    this.convertedSessions += other.convertedSessions;
+    this.convertedValue += other.convertedValue;
+    this.sketch.merge(other.sketch);
+    return this;
+  }
+
   /** Reach never exceeds the impressions that had a session (the sketch's ±0.8 % could overshoot a little). */
   reach(): number {
     return Math.min(Math.round(this.sketch.estimate()), this.impressions - this.unattributedImpressions);
@@ -131,6 +145,18 @@ export function readDailyRows(
      where workspace_id = $1 and day between $2::date and $3::date ${campaignId ? 'and campaign_id = $4' : ''}`,
     campaignId ? [scope.workspaceId, window.from, window.to, campaignId] : [scope.workspaceId, window.from, window.to],
   );
+}
+
+/** Sums tallies into one per parent key (campaign from variants, surface from zones). */
+export function absorbBy(tallies: Map<string, Tally>, parent: (key: string) => string): Map<string, Tally> {
+  const parents = new Map<string, Tally>();
+  for (const [key, tally] of tallies) {
+    const id = parent(key);
+    let sum = parents.get(id);
+    if (!sum) parents.set(id, (sum = new Tally()));
+    sum.absorb(tally);
+  }
+  return parents;
 }
 
 /** Sums rows into one tally per key. */
