@@ -73,6 +73,7 @@ it('issues a code shown once, which selects its profile, and revokes it', async 
   await screenshot(page, 'operator-call-codes');
   expect((await toolNames(code)).sort()).toEqual([
     'get_platform_info',
+    'query_analytics',
     'query_campaigns',
     'query_products',
     'query_surfaces',

@@ -4,7 +4,8 @@
  * a profile shows, changes a snapshot and must be reviewed (`npm run test:jest -- -u` rewrites them).
  */
 import { createHash } from 'node:crypto';
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { PROFILES } from '../../src/mcp/profiles.ts';
 import { createKey, createTenant, type Tenant } from '../support/factories.ts';
 import { closeTestFetch } from '../support/http.ts';
@@ -162,17 +163,24 @@ describe('profile selection', () => {
 });
 
 describe('call codes through the operator CLI', () => {
-  const cli = (...args: string[]) => {
-    const result = spawnSync(process.execPath, ['src/cli/campaignctl.ts', ...args], {
-      env: workerEnv(platform.config),
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
-    return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+  // Asynchronous on purpose: a synchronous spawn would freeze this process, and with it the in-process server
+  // and the HTTP client's keep-alive timers, so a pooled connection could be reused just as the server drops it.
+  const cli = async (...args: string[]) => {
+    try {
+      const { stdout, stderr } = await promisify(execFile)(process.execPath, ['src/cli/campaignctl.ts', ...args], {
+        env: workerEnv(platform.config),
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      return { code: 0, stdout, stderr };
+    } catch (error) {
+      const failed = error as { code?: number; stdout?: string; stderr?: string };
+      return { code: failed.code ?? null, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
+    }
   };
 
   it('issues (shown once), lists (never the code) and revokes, with clear errors', async () => {
-    const issued = cli(
+    const issued = await cli(
       'callcode:issue',
       '--profile',
       'analytics_read',
@@ -192,23 +200,23 @@ describe('call codes through the operator CLI', () => {
     expect(stored[0]!.code_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(stored[0]!.code_hash).not.toContain(code);
 
-    const listed = cli('callcode:list');
+    const listed = await cli('callcode:list');
     expect(listed.code).toBe(0);
     expect(listed.stdout).toContain(id);
     expect(listed.stdout).toContain('reporting agent');
     expect(listed.stdout).not.toContain(code);
     expect(await toolNames(urlWith(`profile=${code}`))).toContain('query_products');
 
-    expect(cli('callcode:revoke', '--id', id!)).toMatchObject({
+    expect(await cli('callcode:revoke', '--id', id!)).toMatchObject({
       code: 0,
       stdout: expect.stringContaining(`Revoked call code ${id}`),
     });
     expect(await toolNames(urlWith(`profile=${code}`))).toEqual(['get_platform_info']);
 
-    const wrongProfile = cli('callcode:issue', '--profile', 'external_default');
+    const wrongProfile = await cli('callcode:issue', '--profile', 'external_default');
     expect(wrongProfile.code).not.toBe(0);
     expect(wrongProfile.stderr).toContain('profile: must be one of');
-    const unknownWorkspace = cli(
+    const unknownWorkspace = await cli(
       'callcode:issue',
       '--profile',
       'video_ops',
