@@ -16,17 +16,20 @@ import { NotFoundError, ValidationError } from '../../errors.ts';
 import { MAX_PAGE_SIZE } from '../shared/pagination.ts';
 import type { WorkspaceScope } from '../shared/scope.ts';
 import {
+  absorbBy,
   readDailyRows,
   readFreshness,
+  readWindowTotals,
   readWorkspaceDays,
   sqlRows,
-  absorbBy,
   Tally,
   tallyBy,
   type Freshness,
   type Metrics,
 } from './analytics-reader.ts';
+import type { ReachSketch } from './reach-sketch.ts';
 import { resolveWindow, SNAPSHOT_SECTIONS, type ResolvedWindow, type SnapshotSection } from './analytics-window.ts';
+import { readWindowBuild } from './window-reach.ts';
 import { createExperimentsService, topPerformer, type ExperimentPage, type ExperimentView } from './experiments.ts';
 
 const DAY_MS = 86_400_000;
@@ -102,6 +105,16 @@ function parseSections(sections: readonly string[] | undefined): SnapshotSection
   return chosen as SnapshotSection[];
 }
 
+/** Adds a window build's sketches to the tallies of the same slices (which hold today's sketches). */
+function mergeBuild(tallies: Map<string, Tally>, sketches: Map<string, ReachSketch>): void {
+  for (const [key, sketch] of sketches) {
+    let tally = tallies.get(key);
+    // Every build slice comes from a daily row inside the window, so its counters are there; kept defensive.
+    if (!tally) tallies.set(key, (tally = new Tally()));
+    tally.sketch.merge(sketch);
+  }
+}
+
 function topRows<T extends { metrics: Metrics }>(rows: T[], limit: number): { rows: T[]; left: number } {
   rows.sort((a, b) => b.metrics.impressions - a.metrics.impressions || b.metrics.reach - a.metrics.reach);
   return { rows: rows.slice(0, limit), left: Math.max(0, rows.length - limit) };
@@ -116,24 +129,21 @@ export function createAnalyticsQueryService(deps: { now?: () => Date } = {}) {
     if (!found) throw new NotFoundError('Campaign', campaignId);
   }
 
+  /** Questions per day and question are rolled up (rollups.ts), like every other section's numbers. */
   async function concierge(scope: WorkspaceScope, window: ResolvedWindow): Promise<NonNullable<Snapshot['concierge']>> {
-    const from = `${window.from}T00:00:00Z`;
-    const to = new Date(Date.parse(`${window.to}T00:00:00Z`) + DAY_MS).toISOString();
     const [totals] = await sqlRows<{ questions: string; unanswered: string }>(
       scope,
-      `select count(*) as questions, count(*) filter (where properties->>'answered' = 'false') as unanswered
-       from analytics_events
-       where workspace_id = $1 and type = 'concierge_question' and occurred_at >= $2 and occurred_at < $3`,
-      [scope.workspaceId, from, to],
+      `select coalesce(sum(asked), 0) as questions, coalesce(sum(unanswered), 0) as unanswered
+       from analytics_concierge_daily where workspace_id = $1 and day between $2::date and $3::date`,
+      [scope.workspaceId, window.from, window.to],
     );
     const top = await sqlRows<{ query: string; count: string; last_asked_at: Date }>(
       scope,
-      `select min(properties->>'query') as query, count(*) as count, max(occurred_at) as last_asked_at
-       from analytics_events
-       where workspace_id = $1 and type = 'concierge_question' and occurred_at >= $2 and occurred_at < $3
-         and properties->>'answered' = 'false'
-       group by lower(trim(properties->>'query')) order by count(*) desc, max(occurred_at) desc limit $4`,
-      [scope.workspaceId, from, to, TOP_QUESTIONS],
+      `select min(question) as query, sum(unanswered) as count, max(last_unanswered_at) as last_asked_at
+       from analytics_concierge_daily
+       where workspace_id = $1 and day between $2::date and $3::date and unanswered > 0
+       group by question_key order by sum(unanswered) desc, max(last_unanswered_at) desc limit $4`,
+      [scope.workspaceId, window.from, window.to, TOP_QUESTIONS],
     );
     const questions = Number(totals?.questions ?? 0);
     const unanswered = Number(totals?.unanswered ?? 0);
@@ -156,11 +166,22 @@ export function createAnalyticsQueryService(deps: { now?: () => Date } = {}) {
     if (input.campaignId) await assertCampaign(scope, input.campaignId);
     const wants = (section: SnapshotSection) => sections.includes(section);
     const needsDaily = input.campaignId !== undefined || wants('campaigns') || wants('variants') || wants('surfaces');
+    const needsWorkspaceDays = !input.campaignId && (wants('summary') || wants('timeseries'));
+    // A workspace's long windows take their Reach from the window build plus today's sketches
+    // (window-reach.ts); a campaign's snapshot, the 1d window or a missing build merge every daily sketch.
+    const summaryFromBuild = wants('summary') && !wants('timeseries');
+    const build = input.campaignId
+      ? null
+      : await readWindowBuild(scope, window, [
+          ...(summaryFromBuild ? (['workspace'] as const) : []),
+          ...(wants('campaigns') || wants('variants') ? (['variant'] as const) : []),
+          ...(wants('surfaces') ? (['zone'] as const) : []),
+        ]);
     const [freshness, daily, workspaceDays] = await Promise.all([
       readFreshness(scope),
-      needsDaily ? readDailyRows(scope, window, input.campaignId) : Promise.resolve([]),
-      !input.campaignId && (wants('summary') || wants('timeseries'))
-        ? readWorkspaceDays(scope, window)
+      !needsDaily ? [] : build ? readWindowTotals(scope, window) : readDailyRows(scope, window, input.campaignId),
+      needsWorkspaceDays
+        ? readWorkspaceDays(scope, window, build && summaryFromBuild ? window.to : window.from)
         : Promise.resolve([]),
     ]);
     const result: Snapshot = { window, campaignId: input.campaignId ?? null, freshness, sections };
@@ -169,6 +190,7 @@ export function createAnalyticsQueryService(deps: { now?: () => Date } = {}) {
     if (wants('summary')) {
       const tally = new Tally();
       for (const row of input.campaignId ? daily : workspaceDays) tally.add(row);
+      if (build && summaryFromBuild) tally.sketch.merge(build.workspace);
       result.summary = tally.metrics();
     }
     if (wants('timeseries')) {
@@ -191,6 +213,7 @@ export function createAnalyticsQueryService(deps: { now?: () => Date } = {}) {
       // One pass over the daily rows per variant; campaigns are unions of their variants' tallies (merging a
       // few dense sketches is far cheaper than merging every daily row's sketch a second time).
       const byVariant = tallyBy(campaignRows, (row) => `${row.campaign_id}/${row.variant_id}`);
+      if (build) mergeBuild(byVariant, build.variants);
       if (wants('campaigns')) {
         const byCampaign = absorbBy(byVariant, (key) => key.slice(0, key.indexOf('/')));
         const rows = [...byCampaign].map(([campaignId, tally]) => ({
@@ -231,6 +254,7 @@ export function createAnalyticsQueryService(deps: { now?: () => Date } = {}) {
       const impressionRows = daily.filter((row) => row.campaign_id !== '');
       // Zones first ('' = no zone), then each surface as the union of its zones.
       const byZone = tallyBy(impressionRows, (row) => row.zone_id);
+      if (build) mergeBuild(byZone, build.zones);
       const bySurface = absorbBy(byZone, surfaceKey);
       const rows = [...bySurface].map(([surfaceId, tally]) => {
         const surface = zones.find((zone) => zone.surface.id === surfaceId)?.surface.getEntity();

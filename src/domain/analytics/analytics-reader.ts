@@ -116,19 +116,24 @@ export interface DailyRow extends CounterRow {
   zone_id: string;
 }
 
-const COUNTERS =
-  'impressions, unattributed_impressions, clicks, conversions, conversion_value, concierge_questions, reach_sketch';
+const COUNTER_COLUMNS =
+  'impressions, unattributed_impressions, clicks, conversions, conversion_value, concierge_questions';
 
-/** Per-day workspace totals (one row per day with traffic). */
+/**
+ * Per-day workspace totals (one row per day with traffic); sketches only of the days from `sketchesFrom` on
+ * (default: every day), when a window build supplies the rest.
+ */
 export function readWorkspaceDays(
   scope: WorkspaceScope,
   window: { from: string; to: string },
+  sketchesFrom = window.from,
 ): Promise<(CounterRow & { day: string })[]> {
   return sqlRows(
     scope,
-    `select day::text as day, ${COUNTERS} from analytics_reach_daily
+    `select day::text as day, ${COUNTER_COLUMNS}, case when day >= $4::date then reach_sketch end as reach_sketch
+     from analytics_reach_daily
      where workspace_id = $1 and day between $2::date and $3::date`,
-    [scope.workspaceId, window.from, window.to],
+    [scope.workspaceId, window.from, window.to, sketchesFrom],
   );
 }
 
@@ -140,11 +145,48 @@ export function readDailyRows(
 ): Promise<DailyRow[]> {
   return sqlRows(
     scope,
-    `select day::text as day, campaign_id, variant_id, zone_id, ${COUNTERS}, converted_sessions, converted_value
+    `select day::text as day, campaign_id, variant_id, zone_id, ${COUNTER_COLUMNS}, reach_sketch, converted_sessions,
+       converted_value
      from analytics_rollups_daily
      where workspace_id = $1 and day between $2::date and $3::date ${campaignId ? 'and campaign_id = $4' : ''}`,
     campaignId ? [scope.workspaceId, window.from, window.to, campaignId] : [scope.workspaceId, window.from, window.to],
   );
+}
+
+/**
+ * The window's counters per campaign × variant × zone, summed in the database, with the sketch of the
+ * window's last day only (`day` is that day): what a reader needs next to a window build (window-reach.ts).
+ * Two statements: the sums never carry sketches, and today's sketches come straight off the primary key.
+ */
+export async function readWindowTotals(
+  scope: WorkspaceScope,
+  window: { from: string; to: string },
+): Promise<DailyRow[]> {
+  const key = (row: { campaign_id: string; variant_id: string; zone_id: string }) =>
+    `${row.campaign_id}\u0000${row.variant_id}\u0000${row.zone_id}`;
+  const [totals, today] = await Promise.all([
+    sqlRows<DailyRow>(
+      scope,
+      `select $3::text as day, campaign_id, variant_id, zone_id,
+         sum(impressions) as impressions, sum(unattributed_impressions) as unattributed_impressions,
+         sum(clicks) as clicks, sum(conversions) as conversions, sum(conversion_value) as conversion_value,
+         sum(concierge_questions) as concierge_questions, sum(converted_sessions) as converted_sessions,
+         sum(converted_value) as converted_value, null::bytea as reach_sketch
+       from analytics_rollups_daily
+       where workspace_id = $1 and day between $2::date and $3::date
+       group by campaign_id, variant_id, zone_id`,
+      [scope.workspaceId, window.from, window.to],
+    ),
+    sqlRows<{ campaign_id: string; variant_id: string; zone_id: string; reach_sketch: Buffer | null }>(
+      scope,
+      `select campaign_id, variant_id, zone_id, reach_sketch from analytics_rollups_daily
+       where workspace_id = $1 and day = $2::date and reach_sketch is not null`,
+      [scope.workspaceId, window.to],
+    ),
+  ]);
+  const sketchOf = new Map(today.map((row) => [key(row), row.reach_sketch]));
+  for (const row of totals) row.reach_sketch = sketchOf.get(key(row)) ?? null;
+  return totals;
 }
 
 /** Sums tallies into one per parent key (campaign from variants, surface from zones). */

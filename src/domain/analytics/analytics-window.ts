@@ -34,6 +34,11 @@ export function utcDay(at: Date): string {
   return at.toISOString().slice(0, 10);
 }
 
+/** The UTC day `days` after `day` (both `YYYY-MM-DD`; negative goes back). */
+export function shiftDay(day: string, days: number): string {
+  return utcDay(new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS));
+}
+
 export function resolveWindow(window: string | undefined, now: Date): ResolvedWindow {
   const chosen = (window ?? DEFAULT_WINDOW) as AnalyticsWindow;
   if (!ANALYTICS_WINDOWS.includes(chosen)) {

@@ -4,7 +4,9 @@
  * - `analytics_rollups_daily`   — per workspace × UTC day × campaign × variant × zone ('' when none);
  * - `analytics_reach_daily`     — per workspace × UTC day (the summary's totals and workspace Reach);
  * - `analytics_variant_totals`  — per workspace × campaign × variant since the first event (A/B exposures);
- * - `analytics_exposures`       — per workspace × campaign × session: the experiment unit (exact, see below).
+ * - `analytics_exposures`       — per workspace × campaign × session: the experiment unit (exact, see below);
+ * - `analytics_concierge_daily` — per workspace × UTC day × question (trimmed, case-folded): asked, unanswered;
+ * - `analytics_window_*`        — the long windows' reach sketches, kept by window-reach.ts.
  *
  * Each row carries exact counters and a HyperLogLog reach sketch (see reach-sketch.ts). Days are the UTC day
  * of `occurred_at`; events that arrive late simply add to the day they happened on.
@@ -29,12 +31,21 @@
  * reading only up to `now() − 5 s` leaves every in-flight insert ample time to commit first.
  */
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { CompiledQuery, type ControlledTransaction } from 'kysely';
 import { ReachSketch } from './reach-sketch.ts';
+import {
+  mergeSketchesInto,
+  query,
+  ROLLUP_WATERMARK,
+  serialiseRollupWriters,
+  sketchEntry,
+  type SketchEntries,
+  type Tx,
+} from './rollup-store.ts';
+import { mergeLateIntoWindowBuilds, refreshWindowBuilds } from './window-reach.ts';
 
 export const ROLLUP_LAG_MS = 5_000;
 export const DEFAULT_ROLLUP_BATCH = 50_000;
-const WATERMARK = 'events';
+const WATERMARK = ROLLUP_WATERMARK;
 
 export interface RollupBatchResult {
   /** Events consumed by this batch (0 when caught up). */
@@ -48,6 +59,8 @@ export interface RollupPassResult {
   batches: number;
   /** True when the last batch found fewer events than its limit (nothing older than the lag is left). */
   caughtUp: boolean;
+  /** Window builds (re)built after the batches (window-reach.ts). */
+  windowBuilds: number;
 }
 
 export interface RollupPassOptions {
@@ -56,15 +69,10 @@ export interface RollupPassOptions {
   /** Stop after this many batches even if not caught up (the activity bounds its run time this way). */
   maxBatches?: number;
   lagMs?: number;
+  /** The clock that decides which day is today for the window builds (tests and benchmarks pin it). */
+  now?: () => Date;
   /** Called after each committed batch (the activity heartbeats here). */
   onBatchCommitted?: (batch: RollupBatchResult, totals: RollupPassResult) => void | Promise<void>;
-}
-
-type Tx = ControlledTransaction<Record<string, never>>;
-
-async function query<Row>(tx: Tx, sql: string, params: unknown[] = []): Promise<Row[]> {
-  const result = await tx.executeQuery<Row>(CompiledQuery.raw(sql, params));
-  return result.rows as Row[];
 }
 
 const COUNTERS = `
@@ -106,14 +114,16 @@ export async function rollupBatch(
   return orm.em.getConnection().transactional(async (tx) => {
     const trx = tx as unknown as Tx;
     // Serialises passes: a second pass waits here, then sees the watermark the first one committed.
-    await query(trx, `select 1 from analytics_rollup_watermarks where name = $1 for update`, [WATERMARK]);
+    await serialiseRollupWriters(trx);
     // The watermark stays in SQL (a JavaScript Date would drop its microseconds).
     await query(
       trx,
       `create temporary table rollup_batch on commit drop as
         select e.received_at, e.event_id, e.workspace_id, (e.occurred_at at time zone 'UTC')::date as day,
           coalesce(e.campaign_id, '') as campaign_id, coalesce(e.variant_id, '') as variant_id,
-          coalesce(e.zone_id, '') as zone_id, e.type, e.session_id, e.goal, e.value, e.occurred_at
+          coalesce(e.zone_id, '') as zone_id, e.type, e.session_id, e.goal, e.value, e.occurred_at,
+          case when e.type = 'concierge_question' then coalesce(e.properties->>'query', '') end as question,
+          case when e.type = 'concierge_question' then e.properties->>'answered' = 'false' end as unanswered
         from analytics_events e, analytics_rollup_watermarks w
         where w.name = '${WATERMARK}' and (e.received_at, e.event_id) > (w.received_at, w.event_id)
           and e.received_at <= now() - make_interval(secs => ${lagSeconds})
@@ -156,6 +166,18 @@ export async function rollupBatch(
        on conflict (workspace_id, campaign_id, variant_id) do update set ${ADD_COUNTERS('analytics_variant_totals')},
          first_seen = least(analytics_variant_totals.first_seen, excluded.first_seen),
          last_seen = greatest(analytics_variant_totals.last_seen, excluded.last_seen)`,
+    );
+    await query(
+      trx,
+      `insert into analytics_concierge_daily as t (workspace_id, day, question_key, question, asked, unanswered,
+         last_asked_at, last_unanswered_at)
+       select workspace_id, day, lower(trim(question)), min(question), count(*), count(*) filter (where unanswered),
+         max(occurred_at), max(occurred_at) filter (where unanswered)
+       from rollup_batch where type = 'concierge_question' group by workspace_id, day, lower(trim(question))
+       on conflict (workspace_id, day, question_key) do update set question = least(t.question, excluded.question),
+         asked = t.asked + excluded.asked, unanswered = t.unanswered + excluded.unanswered,
+         last_asked_at = greatest(t.last_asked_at, excluded.last_asked_at),
+         last_unanswered_at = greatest(t.last_unanswered_at, excluded.last_unanswered_at)`,
     );
     await recordExposures(trx);
     await attributeConversions(trx);
@@ -270,69 +292,43 @@ async function mergeSketches(trx: Tx): Promise<void> {
      group by workspace_id, day, campaign_id, variant_id, zone_id`,
   );
   if (rows.length === 0) return;
-  const daily = new Map<string, { key: string[]; sketch: ReachSketch }>();
-  const reach = new Map<string, { key: string[]; sketch: ReachSketch }>();
-  const variants = new Map<string, { key: string[]; sketch: ReachSketch }>();
-  const into = (map: typeof daily, key: string[]) => {
-    const id = key.join('\u0000');
-    let entry = map.get(id);
-    if (!entry) map.set(id, (entry = { key, sketch: new ReachSketch() }));
-    return entry.sketch;
-  };
+  const daily: SketchEntries = new Map();
+  const reach: SketchEntries = new Map();
+  const variants: SketchEntries = new Map();
   for (const row of rows) {
     const sketch = new ReachSketch();
     row.registers.forEach((register, i) => sketch.setRegister(register, row.ranks[i]!));
-    into(daily, [row.workspace_id, row.day, row.campaign_id, row.variant_id, row.zone_id]).merge(sketch);
-    into(reach, [row.workspace_id, row.day]).merge(sketch);
-    if (row.campaign_id !== '') into(variants, [row.workspace_id, row.campaign_id, row.variant_id]).merge(sketch);
+    sketchEntry(daily, [row.workspace_id, row.day, row.campaign_id, row.variant_id, row.zone_id]).merge(sketch);
+    sketchEntry(reach, [row.workspace_id, row.day]).merge(sketch);
+    if (row.campaign_id !== '') {
+      sketchEntry(variants, [row.workspace_id, row.campaign_id, row.variant_id]).merge(sketch);
+    }
   }
-  await mergeInto(
+  await mergeSketchesInto(
     trx,
     'analytics_rollups_daily',
     ['workspace_id', 'day', 'campaign_id', 'variant_id', 'zone_id'],
     daily,
   );
-  await mergeInto(trx, 'analytics_reach_daily', ['workspace_id', 'day'], reach);
-  await mergeInto(trx, 'analytics_variant_totals', ['workspace_id', 'campaign_id', 'variant_id'], variants);
+  await mergeSketchesInto(trx, 'analytics_reach_daily', ['workspace_id', 'day'], reach);
+  await mergeSketchesInto(trx, 'analytics_variant_totals', ['workspace_id', 'campaign_id', 'variant_id'], variants);
+  // Sessions of late events, on closed days that a window build already covers, go into that build as well.
+  await mergeLateIntoWindowBuilds(trx, rows);
 }
 
-async function mergeInto(
-  trx: Tx,
-  table: string,
-  keyColumns: string[],
-  sketches: Map<string, { key: string[]; sketch: ReachSketch }>,
-): Promise<void> {
-  if (sketches.size === 0) return;
-  const entries = [...sketches.values()];
-  const keyArrays = keyColumns.map((_, i) => entries.map((entry) => entry.key[i]!));
-  const casts = keyColumns.map((column, i) => `$${i + 1}::${column === 'day' ? 'date' : 'varchar'}[]`).join(', ');
-  const matches = keyColumns.map((column) => `t.${column} = k.${column}`).join(' and ');
-  const existing = await query<Record<string, string> & { reach_sketch: Buffer | null }>(
-    trx,
-    `select ${keyColumns.map((column) => `t.${column}${column === 'day' ? '::text as day' : ''}`).join(', ')}, t.reach_sketch
-     from ${table} t join unnest(${casts}) as k(${keyColumns.join(', ')}) on ${matches}`,
-    keyArrays,
-  );
-  for (const row of existing) {
-    const id = keyColumns.map((column) => row[column]).join('\u0000');
-    if (row.reach_sketch) sketches.get(id)?.sketch.merge(ReachSketch.fromBytes(row.reach_sketch));
-  }
-  const n = keyColumns.length;
-  await query(
-    trx,
-    `update ${table} t set reach_sketch = k.reach_sketch
-     from unnest(${casts}, $${n + 1}::bytea[]) as k(${keyColumns.join(', ')}, reach_sketch)
-     where ${matches}`,
-    [...keyArrays, entries.map((entry) => entry.sketch.toBytes())],
-  );
-}
-
-/** Runs batches until caught up (or `maxBatches`), each committed on its own. */
+/**
+ * Runs batches until caught up (or `maxBatches`), each committed on its own, then brings the window builds
+ * up to date (window-reach.ts: a rebuild once a day per workspace, nothing otherwise).
+ */
 export async function runRollupPass(orm: MikroORM, options: RollupPassOptions = {}): Promise<RollupPassResult> {
   const limit = Math.max(1, Math.floor(options.limitEvents ?? DEFAULT_ROLLUP_BATCH));
-  const totals: RollupPassResult = { events: 0, batches: 0, caughtUp: false };
+  const totals: RollupPassResult = { events: 0, batches: 0, caughtUp: false, windowBuilds: 0 };
+  const finish = async () => {
+    totals.windowBuilds = await refreshWindowBuilds(orm, { now: options.now?.() });
+    return totals;
+  };
   for (;;) {
-    if (options.maxBatches !== undefined && totals.batches >= options.maxBatches) return totals;
+    if (options.maxBatches !== undefined && totals.batches >= options.maxBatches) return finish();
     const batch = await rollupBatch(orm, { limitEvents: limit, lagMs: options.lagMs });
     if (batch.events > 0) {
       totals.events += batch.events;
@@ -341,7 +337,7 @@ export async function runRollupPass(orm: MikroORM, options: RollupPassOptions = 
     }
     if (batch.events < limit) {
       totals.caughtUp = true;
-      return totals;
+      return finish();
     }
   }
 }
