@@ -1,8 +1,11 @@
 /**
  * A person's view of a brand site in headless Chromium: the brand home and a campaign page render (the
  * screenshots are kept in test-artifacts/), the impression beacon fires for the variant shown, and following
- * the call to action sends a click beacon — both recorded against the visitor's anonymous session.
+ * the call to action sends a click beacon — both recorded against the visitor's anonymous session — and a call to
+ * action that leads off the site arrives there with the visitor's id (the hand-off for server-side conversions).
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { Workspace } from '../../src/domain/workspaces/workspace.entity.ts';
 import { brandSiteUrl } from '../../src/http/hosts.ts';
@@ -109,6 +112,49 @@ test('a campaign page renders its variant and fires the impression beacon; the C
   }, 'the recorded click');
   expect(clicks[0]).toMatchObject({ campaign_id: seeded.campaignId, variant_id: shownVariant });
   await page.close();
+});
+
+test("an off-site call to action hands the visitor's id to the advertiser's site", async () => {
+  // The advertiser's shop: a local HTTP server on loopback that keeps the URL of every request it gets.
+  const arrived: string[] = [];
+  const shop = http.createServer((request, response) => {
+    arrived.push(request.url ?? '');
+    response.writeHead(200, { 'content-type': 'text/html' }).end('<title>Shop</title>');
+  });
+  await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', resolve));
+  const shopOrigin = `http://127.0.0.1:${(shop.address() as AddressInfo).port}`;
+  try {
+    const scope = scopeOf(platform.container, tenant);
+    for (const variantId of [seeded.variantId, seeded.secondVariantId]) {
+      await platform.container.services.campaigns.updateVariant(scope, variantId, {
+        ctaUrl: `${shopOrigin}/checkout?item=linen`,
+      });
+    }
+    await waitFor(async () => {
+      const html = await (await testFetch(`${site}${campaignPath}`)).text();
+      return html.includes(shopOrigin) ? true : undefined;
+    }, 'the republished call to action');
+
+    const page = await browser.newPage();
+    await page.goto(`${site}${campaignPath}`);
+    const sessionId = await visitorCookie(page);
+    const slot = page.locator('[data-cp-campaign]').first();
+    const shownVariant = await slot.getAttribute('data-cp-variant');
+    await Promise.all([page.waitForURL(`${shopOrigin}/**`), slot.locator('[data-cp-cta]').first().click()]);
+    const landed = new URL(page.url());
+    expect(landed.pathname).toBe('/checkout');
+    expect(Object.fromEntries(landed.searchParams)).toEqual({ item: 'linen', cp_vid: sessionId });
+    expect(arrived).toContain(`/checkout?item=linen&cp_vid=${sessionId}`);
+    // The click is still recorded, for the variant that was shown.
+    const clicks = await waitFor(async () => {
+      const rows = await eventsOf(sessionId, 'click');
+      return rows.length > 0 ? rows : undefined;
+    }, 'the recorded click');
+    expect(clicks[0]).toMatchObject({ campaign_id: seeded.campaignId, variant_id: shownVariant });
+    await page.close();
+  } finally {
+    await new Promise((resolve) => shop.close(resolve));
+  }
 });
 
 test('the surface page reports an impression for the zone its campaign is deployed in', async () => {

@@ -221,6 +221,56 @@ describe('republish', () => {
   });
 });
 
+describe('call-to-action hand-off', () => {
+  const SHOP = 'https://shop.example.test/linen?ref=summer';
+  const handOff = (variantId: string, cookie?: string, campaignId = seeded.campaignId) =>
+    testFetch(`${site}/_cp/go?c=${campaignId}&v=${variantId}`, {
+      redirect: 'manual',
+      headers: cookie ? { cookie } : {},
+    });
+
+  beforeAll(async () => {
+    await platform.container.services.campaigns.updateVariant(scopeOf(platform.container, tenant), seeded.variantId, {
+      ctaUrl: SHOP,
+    });
+    await eventually(
+      async () => ((await (await get(campaignPath)).text()).includes('shop.example.test') ? true : undefined),
+      'the republished call to action',
+    );
+  });
+
+  test("leads to the variant's published ctaUrl with the visitor's id for server-side conversions", async () => {
+    const response = await handOff(seeded.variantId, 'cp_vid=DDDDDDDDDDDDDDDDDDDDDD');
+    expect(response.status).toBe(302);
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    const location = new URL(response.headers.get('location')!);
+    expect(`${location.origin}${location.pathname}`).toBe('https://shop.example.test/linen');
+    expect(Object.fromEntries(location.searchParams)).toEqual({ ref: 'summer', cp_vid: 'DDDDDDDDDDDDDDDDDDDDDD' });
+    // No visitor cookie (or a malformed one): the same destination, no id, and no cookie minted on the way.
+    for (const cookie of [undefined, 'cp_vid=not-an-id']) {
+      const anonymous = await handOff(seeded.variantId, cookie);
+      expect(anonymous.status).toBe(302);
+      expect(anonymous.headers.get('location')).toBe(SHOP);
+      expect(anonymous.headers.get('set-cookie')).toBeNull();
+    }
+  });
+
+  test('only a published off-site call to action is a destination: anything else is a 404', async () => {
+    // The second variant has no ctaUrl (its call to action is the campaign page), the draft is not published,
+    // and ids from the query never become a URL.
+    for (const [variantId, campaignId] of [
+      [seeded.secondVariantId, seeded.campaignId],
+      [seeded.draftVariantId, seeded.draftCampaignId],
+      [seeded.variantId, seeded.draftCampaignId],
+      ['https://evil.example', seeded.campaignId],
+    ] as const) {
+      const response = await handOff(encodeURIComponent(variantId), undefined, campaignId);
+      expect(response.status).toBe(404);
+      expect(await response.json()).toMatchObject({ error: 'not_found' });
+    }
+  });
+});
+
 describe('scheduled deployments', () => {
   test('a deployment that starts later appears on its surface page at its start, with no other change', async () => {
     const scope = scopeOf(platform.container, tenant);

@@ -1,7 +1,8 @@
 /**
  * Conversions reported by a workspace's own servers (a checkout, a sign-up backend), for goals a browser
- * beacon cannot see. The caller passes the visitor's first-party session id (the brand site's `cp_vid`
- * cookie, readable on the brand's own domain) so the conversion joins the session's exposures; the rollup
+ * beacon cannot see. The caller passes the visitor's anonymous session id (the `cp_vid` that the brand site's
+ * call-to-action hand-off appended to the link the visitor followed, see hand-off.ts) so the conversion joins
+ * the session's exposures; the rollup
  * attributes it like a beacon conversion. `eventId` is the caller's idempotency key: a retried request (same
  * eventId, same occurredAt — or a UUIDv7 id and no occurredAt) never counts twice.
  */
@@ -22,7 +23,12 @@ export const GOAL_KEY = /^[A-Za-z0-9_.:-]{1,64}$/;
 
 const Conversion = z.strictObject({
   eventId: z.uuid('must be a UUID (your idempotency key for this conversion)'),
-  sessionId: z.string().regex(/^[A-Za-z0-9_-]{22}$/, "must be the visitor's cp_vid cookie value (22 characters)"),
+  sessionId: z
+    .string()
+    .regex(
+      /^[A-Za-z0-9_-]{22}$/,
+      "must be the visitor's cp_vid (22 characters, as the call-to-action hand-off passed it)",
+    ),
   goal: z.string().regex(GOAL_KEY, 'must be 1–64 letters, digits, _ . : -'),
   value: z.number().finite().min(0).max(1_000_000_000).optional(),
   campaignId: z

@@ -22,6 +22,7 @@ import type { SiteEvent, SiteEventSink } from '../../domain/analytics/site-event
 import type { SiteHead, SiteReader, StoredDocument } from '../../domain/publishing/site-store.ts';
 import { assemblePage, hasSlots, type SlotChoice } from '../../public/brand-site/assemble.ts';
 import { BEACON_SCRIPT, BEACON_SCRIPT_ETAG } from '../../public/brand-site/beacon-script.ts';
+import { handOffUrl } from '../../public/brand-site/hand-off.ts';
 import { BRAND_PATHS, type PublishedSite } from '../../public/brand-site/site-model.ts';
 import { notModified } from '../conditional.ts';
 import type { Site } from '../hosts.ts';
@@ -196,6 +197,18 @@ export function brandSiteRoutes(deps: BrandSiteDeps): (ctx: Koa.Context, site: S
     }
   }
 
+  /** `GET /_cp/go?c=&v=`: on to the variant's call-to-action URL, with the visitor's id (hand-off.ts). */
+  async function handOff(ctx: Koa.Context, head: SiteHead) {
+    const published = await loadSite(ctx, head);
+    if (!published) return;
+    const campaignId = typeof ctx.query.c === 'string' ? ctx.query.c : '';
+    const variantId = typeof ctx.query.v === 'string' ? ctx.query.v : '';
+    const target = handOffUrl(published, campaignId, variantId, visitorId(ctx, false));
+    if (!target) return notFound(ctx, 'No published call to action leads off this site for that campaign and variant');
+    ctx.set('Cache-Control', 'no-store');
+    ctx.redirect(target);
+  }
+
   return async (ctx, site) => {
     const head = await resolve(ctx, site);
     if (!head) return notFound(ctx, `No site is served at ${ctx.hostname || 'this host'}`);
@@ -224,6 +237,7 @@ export function brandSiteRoutes(deps: BrandSiteDeps): (ctx: Koa.Context, site: S
       ctx.body = { error: 'method_not_allowed', error_description: `${ctx.method} is not allowed here` };
       return;
     }
+    if (ctx.path === BRAND_PATHS.handOff) return handOff(ctx, head);
     if (ctx.path === BRAND_PATHS.beaconScript) {
       ctx.status = 200;
       ctx.set('Cache-Control', 'public, max-age=3600');

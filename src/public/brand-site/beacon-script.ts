@@ -1,6 +1,7 @@
 /**
  * The script every brand-site HTML page loads (`/_cp/beacon.js`). On load it reports one impression per
- * rendered variant slot; it reports a click when a call to action inside a slot is followed; and it exposes
+ * rendered variant slot; it reports a click when a call to action inside a slot is followed (and sends one that
+ * leads off the site through the hand-off, see hand-off.ts); and it exposes
  * `window.cpConvert(goal, value)` for conversion goals. Each event gets a UUIDv7 minted here, so a beacon the
  * browser resends is counted once. It sends `text/plain` (a simple request: no CORS preflight) with
  * `navigator.sendBeacon`, which survives the page being left, and falls back to `fetch(..., {keepalive})`.
@@ -11,6 +12,7 @@ import { BRAND_PATHS } from './site-model.ts';
 export const BEACON_SCRIPT = `(function () {
   'use strict';
   var endpoint = ${JSON.stringify(BRAND_PATHS.events)};
+  var handOff = ${JSON.stringify(BRAND_PATHS.handOff)};
   function uuidv7() {
     var b = new Uint8Array(16);
     crypto.getRandomValues(b);
@@ -49,7 +51,13 @@ export const BEACON_SCRIPT = `(function () {
   document.addEventListener('click', function (e) {
     var target = e.target && e.target.closest ? e.target.closest('[data-cp-cta]') : null;
     var slot = target && target.closest('[data-cp-campaign][data-cp-variant]');
-    if (slot) send([slotEvent(slot, 'click')]);
+    if (!slot) return;
+    send([slotEvent(slot, 'click')]);
+    // Off to the advertiser's site: through the hand-off, which adds the visitor's id for server conversions.
+    if (target.href && /^https?:$/.test(target.protocol) && target.origin !== location.origin) {
+      target.href = handOff + '?c=' + encodeURIComponent(slot.getAttribute('data-cp-campaign')) +
+        '&v=' + encodeURIComponent(slot.getAttribute('data-cp-variant'));
+    }
   }, true);
   window.cpConvert = function (goal, value) {
     var event = { type: 'conversion', eventId: uuidv7(), goal: String(goal) };
