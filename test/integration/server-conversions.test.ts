@@ -147,7 +147,10 @@ test('authentication: no or unknown key 401 with a challenge, a viewer key 403',
   });
   expect(missing.status).toBe(401);
   expect(missing.headers.get('www-authenticate')).toMatch(/^Bearer /);
-  expect((await post(body, { 'x-api-key': `${tenant.apiKey}x` })).status).toBe(401);
+  expect(await missing.json()).toMatchObject({ error: 'missing_credentials', error_description: expect.any(String) });
+  const unknown = await post(body, { 'x-api-key': `${tenant.apiKey}x` });
+  expect(unknown.status).toBe(401);
+  expect(unknown.body).toMatchObject({ error: 'malformed_api_key' });
   const viewerKey = await createKey(platform.container, tenant, 'viewer');
   const refused = await post(body, { 'x-api-key': viewerKey });
   expect(refused.status).toBe(403);

@@ -8,6 +8,7 @@ import { AuthenticationFailure, type Authenticator } from '../../auth/authentica
 import type { Config } from '../../config.ts';
 import { jsonRpcError, JSON_RPC_SERVER_ERROR } from '../json-rpc.ts';
 import { bearerChallenge } from '../routes/protected-resource.ts';
+import { jsonRpcRefusal, type Refusal } from './refusal.ts';
 
 export function toolServerOriginCheck(config: Config): Middleware {
   const allowedOrigins = new Set(config.allowedOrigins);
@@ -37,7 +38,12 @@ export function toolServerOriginCheck(config: Config): Middleware {
   };
 }
 
-export function toolServerAuthentication(config: Config, authenticator: Authenticator): Middleware {
+/** Authentication into `ctx.state.principal`; failures get the RFC 6750 challenge and `refuse` (JSON-RPC by default). */
+export function toolServerAuthentication(
+  config: Config,
+  authenticator: Authenticator,
+  refuse: Refusal = jsonRpcRefusal,
+): Middleware {
   return async (ctx, next) => {
     try {
       ctx.state.principal = await authenticator.authenticate({
@@ -53,7 +59,7 @@ export function toolServerAuthentication(config: Config, authenticator: Authenti
           ? bearerChallenge(config, { code: 'invalid_token', description: error.message })
           : bearerChallenge(config),
       );
-      jsonRpcError(ctx, 401, JSON_RPC_SERVER_ERROR, error.message, { code: error.reason });
+      refuse(ctx, 401, error.message, { code: error.reason });
       return;
     }
     await next();

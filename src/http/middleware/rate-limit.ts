@@ -1,24 +1,28 @@
 /**
  * The tool server's per-token rate limit (default 120 requests per minute per OAuth grant or API key),
  * shared by every API instance through PostgreSQL. Every answer carries `RateLimit-Policy` and `RateLimit`;
- * a refused request gets 429, `Retry-After` and a JSON-RPC error that says when to retry.
+ * a refused request gets 429, `Retry-After` and an error that says when to retry (JSON-RPC on the tool server,
+ * `{error, error_description}` on REST routes; see refusal.ts).
  */
 import type { Middleware } from 'koa';
 import type { Principal } from '../../auth/principal.ts';
 import { rateLimitHeaders, type RateLimiter, type RateLimitPolicy } from '../../domain/rate-limits/rate-limiter.ts';
-import { jsonRpcError, JSON_RPC_SERVER_ERROR } from '../json-rpc.ts';
+import { jsonRpcRefusal, type Refusal } from './refusal.ts';
 
-export function toolServerRateLimit(limiter: RateLimiter, policy: RateLimitPolicy): Middleware {
+export function toolServerRateLimit(
+  limiter: RateLimiter,
+  policy: RateLimitPolicy,
+  refuse: Refusal = jsonRpcRefusal,
+): Middleware {
   return async (ctx, next) => {
     const principal = ctx.state.principal as Principal;
     const decision = await limiter.consume(policy, principal.credentialId);
     for (const [name, value] of Object.entries(rateLimitHeaders(policy, decision))) ctx.set(name, value);
     if (!decision.allowed) {
       ctx.set('retry-after', String(decision.retryAfterSeconds));
-      jsonRpcError(
+      refuse(
         ctx,
         429,
-        JSON_RPC_SERVER_ERROR,
         `Rate limit exceeded: ${policy.limit} requests per ${policy.windowSeconds} seconds per token. Retry in ${decision.retryAfterSeconds} second(s).`,
         { code: 'rate_limited', retryAfterSeconds: decision.retryAfterSeconds },
       );

@@ -6,17 +6,18 @@
  */
 import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
-import type { Middleware } from 'koa';
-import { AuthenticationFailure, type Authenticator } from '../../auth/authenticate.ts';
+import type { Authenticator } from '../../auth/authenticate.ts';
 import { can } from '../../auth/permissions.ts';
 import type { Principal } from '../../auth/principal.ts';
 import type { Config } from '../../config.ts';
 import { readServerConversions } from '../../domain/analytics/server-conversions.ts';
 import type { SiteEvent } from '../../domain/analytics/site-events.ts';
-import { rateLimitHeaders, type RateLimiter, type RateLimitPolicy } from '../../domain/rate-limits/rate-limiter.ts';
+import type { RateLimiter, RateLimitPolicy } from '../../domain/rate-limits/rate-limiter.ts';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { ForbiddenError, UnauthenticatedError, ValidationError } from '../../errors.ts';
-import { bearerChallenge } from './protected-resource.ts';
+import { ForbiddenError, ValidationError } from '../../errors.ts';
+import { toolServerAuthentication } from '../middleware/authenticate.ts';
+import { toolServerRateLimit } from '../middleware/rate-limit.ts';
+import { restRefusal } from '../middleware/refusal.ts';
 
 export const CONVERSIONS_PATH = '/api/v1/conversions';
 
@@ -33,36 +34,9 @@ export function conversionRoutes(deps: ConversionRouteDeps): Router {
   const router = new Router();
   const parseBody = bodyParser({ enableTypes: ['json'], jsonLimit: '256kb', encoding: 'utf-8' });
 
-  const authenticate: Middleware = async (ctx, next) => {
-    try {
-      ctx.state.principal = await deps.authenticator.authenticate({
-        authorization: ctx.get('authorization') || undefined,
-        apiKey: ctx.get('x-api-key') || undefined,
-        query: ctx.query,
-      });
-    } catch (error) {
-      if (!(error instanceof AuthenticationFailure)) throw error;
-      ctx.set('www-authenticate', bearerChallenge(deps.config));
-      throw new UnauthenticatedError(error.message);
-    }
-    await next();
-  };
-
-  const rateLimit: Middleware = async (ctx, next) => {
-    const principal = ctx.state.principal as Principal;
-    const decision = await deps.limiter.consume(deps.rateLimit, principal.credentialId);
-    for (const [name, value] of Object.entries(rateLimitHeaders(deps.rateLimit, decision))) ctx.set(name, value);
-    if (!decision.allowed) {
-      ctx.status = 429;
-      ctx.set('retry-after', String(decision.retryAfterSeconds));
-      ctx.body = {
-        error: 'rate_limited',
-        error_description: `Rate limit exceeded; retry in ${decision.retryAfterSeconds} second(s)`,
-      };
-      return;
-    }
-    await next();
-  };
+  // The tool server's own authentication and rate limit (one budget per credential), answering in REST form.
+  const authenticate = toolServerAuthentication(deps.config, deps.authenticator, restRefusal);
+  const rateLimit = toolServerRateLimit(deps.limiter, deps.rateLimit, restRefusal);
 
   router.post(CONVERSIONS_PATH, authenticate, rateLimit, async (ctx) => {
     const principal = ctx.state.principal as Principal;
