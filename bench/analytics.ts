@@ -347,7 +347,7 @@ try {
       'vs baseline': '100%',
     },
     {
-      case: 'recorder (createSiteEventRecorder): daily partitions, 4 indexes, on conflict do nothing',
+      case: 'recorder (createSiteEventRecorder): daily partitions, primary key + received_at index, on conflict do nothing',
       events: int(sampled),
       'events/s': perSecond(sampled, sampleMs),
       'vs baseline': `${((baselineMs / sampleMs) * 100).toFixed(1)}%`,

@@ -9,6 +9,8 @@ import { Migration } from '@mikro-orm/migrations';
  * - concierge questions per day and question, so the concierge section no longer reads raw events
  *   (src/domain/analytics/rollups.ts). Questions already rolled up are backfilled here, under the rollup's
  *   lock, so none is counted twice or missed.
+ * With that, nothing reads raw events by workspace and time any more (the rollup reads them by
+ * `received_at`), so the two indexes for such reads go: every event insert paid for them.
  */
 export class Migration20261122150000_analytics_read_models extends Migration {
   override name = 'Migration20261122150000_analytics_read_models';
@@ -53,9 +55,17 @@ export class Migration20261122150000_analytics_read_models extends Migration {
       where w.name = 'events' and e.type = 'concierge_question'
         and (e.received_at, e.event_id) <= (w.received_at, w.event_id)
       group by 1, 2, 3;`);
+    this.addSql(`drop index if exists "analytics_events_workspace_occurred_idx";`);
+    this.addSql(`drop index if exists "analytics_events_concierge_idx";`);
   }
 
   override down(): void | Promise<void> {
+    this.addSql(
+      `create index if not exists "analytics_events_workspace_occurred_idx" on "analytics_events" ("workspace_id", "occurred_at");`,
+    );
+    this.addSql(
+      `create index if not exists "analytics_events_concierge_idx" on "analytics_events" ("workspace_id", "occurred_at") where "type" = 'concierge_question';`,
+    );
     this.addSql(`drop table if exists "analytics_concierge_daily";`);
     this.addSql(`drop table if exists "analytics_window_reach";`);
     this.addSql(`drop table if exists "analytics_window_builds";`);

@@ -1,7 +1,6 @@
 /**
- * Reads of the analytics rollups (never of raw events, except the concierge's unanswered questions, which
- * have their own partial index): one place that knows the rollup tables' columns, so the snapshot, the
- * experiments and the insights agree on every number.
+ * Reads of the analytics rollups (never of raw events): one place that knows the rollup tables' columns, so
+ * the snapshot, the experiments and the insights agree on every number.
  */
 import { CompiledQuery } from 'kysely';
 import type { WorkspaceScope } from '../shared/scope.ts';
