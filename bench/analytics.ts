@@ -581,6 +581,8 @@ try {
     baseline: string;
     before?: () => Promise<unknown>;
     after?: () => Promise<unknown>;
+    /** False for a case shown for comparison only (not a path that serves a steady state). */
+    target?: false;
   }[] = [
     ...(['7d', '28d', '90d'] as const).map((w) => ({
       label: `snapshot ["summary"], ${w}`,
@@ -601,6 +603,8 @@ try {
       baseline: 'grouping sets + concierge',
       before: staleBuilds(-1000),
       after: staleBuilds(1000),
+      // What a reader does in the minute after midnight UTC before the day's rebuild: shown for scale.
+      target: false,
     },
     {
       label: 'snapshot, all 6 sections, one campaign, 28d',
@@ -651,7 +655,9 @@ try {
       baseline: c.baseline,
     });
     targets.push(
-      `${c.label}: p95 ${measured.p95.toFixed(1)} ms — target < ${TARGET_MS} ms: ${measured.p95 < TARGET_MS ? 'met' : 'MISSED'}`,
+      c.target === false
+        ? `${c.label}: p95 ${measured.p95.toFixed(1)} ms — for comparison (a stale-build fallback, not a target)`
+        : `${c.label}: p95 ${measured.p95.toFixed(1)} ms — target < ${TARGET_MS} ms: ${measured.p95 < TARGET_MS ? 'met' : 'MISSED'}`,
     );
   }
   console.table(queryRows);
