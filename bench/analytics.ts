@@ -29,7 +29,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { createOrm } from '../src/db/orm.ts';
 import { createAnalyticsQueryService } from '../src/domain/analytics/analytics-query.service.ts';
 import { resolveWindow } from '../src/domain/analytics/analytics-window.ts';
-import { createSiteEventRecorder } from '../src/domain/analytics/event-recorder.ts';
+import { createSiteEventRecorder, eventColumns } from '../src/domain/analytics/event-recorder.ts';
 import { topPerformer } from '../src/domain/analytics/experiments.ts';
 import { ReachSketch } from '../src/domain/analytics/reach-sketch.ts';
 import { readReach, runRollupPass } from '../src/domain/analytics/rollups.ts';
@@ -180,25 +180,8 @@ function plainInsert(orm: MikroORM, table: string) {
     select * from unnest($1::uuid[], $2::varchar[], $3::timestamptz[], $4::varchar[], $5::varchar[], $6::varchar[],
       $7::varchar[], $8::varchar[], $9::varchar[], $10::varchar[], $11::numeric[], $12::jsonb[])`;
   return async (batch: SiteEvent[]) => {
-    // Built exactly as the recorder builds its parameters, so both sides pay the same JavaScript cost.
-    const columns: unknown[][] = Array.from({ length: 12 }, () => []);
-    for (const event of batch) {
-      const row = [
-        event.eventId,
-        event.workspaceId,
-        event.occurredAt.toISOString(),
-        event.type,
-        event.sessionId,
-        event.campaignId ?? null,
-        event.variantId ?? null,
-        event.surfaceId ?? null,
-        event.zoneId ?? null,
-        event.goal ?? null,
-        event.value ?? null,
-        JSON.stringify(event.properties ?? {}),
-      ];
-      row.forEach((value, index) => columns[index]!.push(value));
-    }
+    // The recorder's own parameter building, so both sides pay the same JavaScript cost.
+    const columns = eventColumns(batch);
     await sql(orm, text, columns);
   };
 }

@@ -14,6 +14,7 @@ import type { SiteEvent } from '../../src/domain/analytics/site-events.ts';
 import { analyticsScheduleId } from '../../src/temporal/analytics-schedule.ts';
 import type { AnalyticsRollupResult } from '../../workflows/analytics-rollup.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { seededRandom } from '../support/random.ts';
 
 const WORKSPACE = 'ws_rollup_fixture';
 const OTHER_WORKSPACE = 'ws_rollup_other';
@@ -30,18 +31,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await platform?.close();
 });
-
-/** mulberry32, so the traffic (and the sketch errors) are the same on every run. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * Realistic traffic: each session lands on one day, sees one variant per campaign it meets (1–3 impressions

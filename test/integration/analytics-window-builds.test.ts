@@ -11,6 +11,7 @@ import { createSiteEventRecorder } from '../../src/domain/analytics/event-record
 import { runRollupPass } from '../../src/domain/analytics/rollups.ts';
 import type { SiteEvent } from '../../src/domain/analytics/site-events.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { seededRandom } from '../support/random.ts';
 
 const WORKSPACE = 'ws_window_fixture';
 const OTHER = 'ws_window_other';
@@ -24,17 +25,6 @@ const TODAY = utcDay(NOW);
 const TOMORROW_NOON = new Date(NOW.getTime() + DAY_MS);
 
 let platform: TestPlatform;
-
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Visits over `days` days before `end` (returning sessions, several zones, a few cookie-less reads). */
 function traffic(options: { visits: number; days: number; end: Date; seed: number; prefix: string }): SiteEvent[] {

@@ -21,6 +21,7 @@ import { closeTestFetch, testFetch } from '../support/http.ts';
 import { connectV2, type ConnectedClient, type ToolCallResult } from '../support/mcp-clients.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { scopeOf, seedWorkspace, type SeededWorkspace } from '../support/seed.ts';
+import { seededRandom } from '../support/random.ts';
 
 const DAY_MS = 86_400_000;
 /** Sessions per arm and their true conversion rates: control 4 %, "better" 8 %, "worse" 1 %. */
@@ -43,18 +44,6 @@ const converted: Record<string, number> = {};
 function ok(result: ToolCallResult): Record<string, any> {
   if (result.isError) throw new Error(`tool error: ${result.content.map((c) => c.text).join(' ')}`);
   return result.structuredContent as Record<string, any>;
-}
-
-/** mulberry32: the same traffic on every run. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Sessions spread over the last 14 days, each sees one arm 1–3 times and maybe converts later. */

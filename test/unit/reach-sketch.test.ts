@@ -4,18 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ReachSketch, SKETCH_REGISTERS, registerOf, sessionHash } from '../../src/domain/analytics/reach-sketch.ts';
-
-/** mulberry32: seeded, so every run checks the same session ids. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../support/random.ts';
 
 /** Session ids shaped like the cookie ids of the brand sites (random base-36 strings), distinct by index. */
 function sessionIds(count: number, seed: number): string[] {

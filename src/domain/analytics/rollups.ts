@@ -41,7 +41,7 @@ import {
   type SketchEntries,
   type Tx,
 } from './rollup-store.ts';
-import { mergeLateIntoWindowBuilds, refreshWindowBuilds } from './window-reach.ts';
+import { mergeLateIntoWindowBuilds, refreshWindowBuilds, type BatchRegisters } from './window-reach.ts';
 
 export const ROLLUP_LAG_MS = 5_000;
 export const DEFAULT_ROLLUP_BATCH = 50_000;
@@ -267,20 +267,10 @@ async function attributeConversions(trx: Tx): Promise<void> {
   );
 }
 
-interface RegisterRow {
-  workspace_id: string;
-  day: string;
-  campaign_id: string;
-  variant_id: string;
-  zone_id: string;
-  registers: number[];
-  ranks: number[];
-}
-
 /** Folds the batch's sessions into the sketches of every row they touch, at all three levels. */
 async function mergeSketches(trx: Tx): Promise<void> {
   // Register maxima per daily group, computed in SQL: one row per group, not one per event.
-  const rows = await query<RegisterRow>(
+  const rows = await query<BatchRegisters>(
     trx,
     `select workspace_id, day::text as day, campaign_id, variant_id, zone_id,
        array_agg(register order by register) as registers, array_agg(rank order by register) as ranks
