@@ -155,29 +155,17 @@ export class ReachSketch {
     for (let offset = HEADER_BYTES; offset < buffer.length; offset += SPARSE_ENTRY_BYTES) {
       const index = (buffer[offset]! << 8) | buffer[offset + 1]!;
       const rank = buffer[offset + 2]!;
-      if (index >= SKETCH_REGISTERS || rank > RANK_BITS + 1) throw new Error('malformed sketch');
+      if (index >= SKETCH_REGISTERS || rank > RANK_BITS + 1) {
+        throw new Error(`malformed sketch: invalid register ${index} = ${rank}`);
+      }
       if (rank > mine[index]!) mine[index] = rank;
     }
     return this;
   }
 
+  /** A sketch from its serialized form (sparse or dense); empty for null or no bytes. */
   static fromBytes(bytes: Uint8Array | null | undefined): ReachSketch {
-    const sketch = new ReachSketch();
-    if (!bytes || bytes.length === 0) return sketch;
-    const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    if (buffer[1] !== SKETCH_PRECISION) throw new Error(`unsupported sketch precision ${buffer[1]}`);
-    if (buffer[0] === FORMAT_DENSE) {
-      if (buffer.length !== HEADER_BYTES + SKETCH_REGISTERS) throw new Error('truncated dense sketch');
-      sketch.registers.set(buffer.subarray(HEADER_BYTES));
-      return sketch;
-    }
-    if (buffer[0] !== FORMAT_SPARSE || (buffer.length - HEADER_BYTES) % SPARSE_ENTRY_BYTES !== 0) {
-      throw new Error('malformed sketch');
-    }
-    for (let offset = HEADER_BYTES; offset < buffer.length; offset += SPARSE_ENTRY_BYTES) {
-      sketch.setRegister(buffer.readUInt16BE(offset), buffer[offset + 2]!);
-    }
-    return sketch;
+    return new ReachSketch().mergeBytes(bytes);
   }
 
   /** The union of many sketches (serialized or not); empty when there are none. */
