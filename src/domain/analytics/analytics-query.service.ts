@@ -170,15 +170,17 @@ export function createAnalyticsQueryService(deps: { now?: () => Date } = {}) {
     // A workspace's long windows take their Reach from the window build plus today's sketches
     // (window-reach.ts); a campaign's snapshot, the 1d window or a missing build merge every daily sketch.
     const summaryFromBuild = wants('summary') && !wants('timeseries');
-    const build = input.campaignId
-      ? null
-      : await readWindowBuild(scope, window, [
-          ...(summaryFromBuild ? (['workspace'] as const) : []),
-          ...(wants('campaigns') || wants('variants') ? (['variant'] as const) : []),
-          ...(wants('surfaces') ? (['zone'] as const) : []),
-        ]);
-    const [freshness, daily, workspaceDays] = await Promise.all([
+    const [freshness, build] = await Promise.all([
       readFreshness(scope),
+      input.campaignId
+        ? null
+        : readWindowBuild(scope, window, [
+            ...(summaryFromBuild ? (['workspace'] as const) : []),
+            ...(wants('campaigns') || wants('variants') ? (['variant'] as const) : []),
+            ...(wants('surfaces') ? (['zone'] as const) : []),
+          ]),
+    ]);
+    const [daily, workspaceDays] = await Promise.all([
       !needsDaily ? [] : build ? readWindowTotals(scope, window) : readDailyRows(scope, window, input.campaignId),
       needsWorkspaceDays
         ? readWorkspaceDays(scope, window, build && summaryFromBuild ? window.to : window.from)

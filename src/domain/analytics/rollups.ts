@@ -45,7 +45,6 @@ import { mergeLateIntoWindowBuilds, refreshWindowBuilds, type BatchRegisters } f
 
 export const ROLLUP_LAG_MS = 5_000;
 export const DEFAULT_ROLLUP_BATCH = 50_000;
-const WATERMARK = ROLLUP_WATERMARK;
 
 export interface RollupBatchResult {
   /** Events consumed by this batch (0 when caught up). */
@@ -125,7 +124,7 @@ export async function rollupBatch(
           case when e.type = 'concierge_question' then coalesce(e.properties->>'query', '') end as question,
           case when e.type = 'concierge_question' then e.properties->>'answered' = 'false' end as unanswered
         from analytics_events e, analytics_rollup_watermarks w
-        where w.name = '${WATERMARK}' and (e.received_at, e.event_id) > (w.received_at, w.event_id)
+        where w.name = '${ROLLUP_WATERMARK}' and (e.received_at, e.event_id) > (w.received_at, w.event_id)
           and e.received_at <= now() - make_interval(secs => ${lagSeconds})
         order by e.received_at, e.event_id
         limit ${limit}`,
@@ -141,7 +140,7 @@ export async function rollupBatch(
          events_total = w.events_total + $2, updated_at = now()
        from (select received_at, event_id from rollup_batch order by received_at desc, event_id desc limit 1) last
        where w.name = $1`,
-      [WATERMARK, Number(events)],
+      [ROLLUP_WATERMARK, Number(events)],
     );
 
     const daily = await query<{ workspace_id: string }>(

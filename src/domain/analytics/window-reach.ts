@@ -123,51 +123,44 @@ async function rebuildWorkspace(trx: Tx, workspaceId: string, today: string): Pr
   await serialiseRollupWriters(trx);
   const yesterday = shiftDay(today, -1);
   const from = firstDay(yesterday, LONGEST);
-  const [daily, workspaceDays] = [
-    await query<{ day: string; campaign_id: string; variant_id: string; zone_id: string; reach_sketch: Buffer }>(
-      trx,
-      `select day::text as day, campaign_id, variant_id, zone_id, reach_sketch from analytics_rollups_daily
-       where workspace_id = $1 and day between $2::date and $3::date and campaign_id <> ''
-         and reach_sketch is not null`,
-      [workspaceId, from, yesterday],
-    ),
-    await query<{ day: string; reach_sketch: Buffer }>(
-      trx,
-      `select day::text as day, reach_sketch from analytics_reach_daily
-       where workspace_id = $1 and day between $2::date and $3::date and reach_sketch is not null`,
-      [workspaceId, from, yesterday],
-    ),
-  ];
+  const daily = await query<{
+    day: string;
+    campaign_id: string;
+    variant_id: string;
+    zone_id: string;
+    reach_sketch: Buffer;
+  }>(
+    trx,
+    `select day::text as day, campaign_id, variant_id, zone_id, reach_sketch from analytics_rollups_daily
+     where workspace_id = $1 and day between $2::date and $3::date and campaign_id <> '' and reach_sketch is not null`,
+    [workspaceId, from, yesterday],
+  );
+  const workspaceDays = await query<{ day: string; reach_sketch: Buffer }>(
+    trx,
+    `select day::text as day, reach_sketch from analytics_reach_daily
+     where workspace_id = $1 and day between $2::date and $3::date and reach_sketch is not null`,
+    [workspaceId, from, yesterday],
+  );
   // Each daily sketch is merged once, into the segment of the shortest window that holds its day; a window is
-  // then the union of its own segment and every shorter window's.
-  const segmentOf = (day: string) => BUILT_WINDOW_DAYS.findIndex((days) => day >= firstDay(yesterday, days));
-  const segments = BUILT_WINDOW_DAYS.map(() => new Map<string, ReachSketch>());
-  const into = (segment: number, key: string, bytes: Buffer) => {
-    const slices = segments[segment]!;
-    let sketch = slices.get(key);
-    if (!sketch) slices.set(key, (sketch = new ReachSketch()));
-    sketch.mergeBytes(bytes);
-  };
+  // then the union of its own segment and every shorter window's. Keys: slice, campaign, variant, zone.
+  const segments = BUILT_WINDOW_DAYS.map((): SketchEntries => new Map());
+  const segmentOf = (day: string) => segments[BUILT_WINDOW_DAYS.findIndex((days) => day >= firstDay(yesterday, days))]!;
   for (const row of daily) {
     const segment = segmentOf(row.day);
-    into(segment, `variant\u0000${row.campaign_id}\u0000${row.variant_id}\u0000`, row.reach_sketch);
-    into(segment, `zone\u0000\u0000\u0000${row.zone_id}`, row.reach_sketch);
+    sketchEntry(segment, ['variant', row.campaign_id, row.variant_id, '']).mergeBytes(row.reach_sketch);
+    sketchEntry(segment, ['zone', '', '', row.zone_id]).mergeBytes(row.reach_sketch);
   }
-  for (const row of workspaceDays) into(segmentOf(row.day), 'workspace\u0000\u0000\u0000', row.reach_sketch);
+  for (const row of workspaceDays)
+    sketchEntry(segmentOf(row.day), ['workspace', '', '', '']).mergeBytes(row.reach_sketch);
 
+  const window: SketchEntries = new Map();
+  sketchEntry(window, ['workspace', '', '', '']); // present even when no session was seen
   const columns: string[][] = [[], [], [], [], []];
   const sketches: Buffer[] = [];
-  const window = new Map<string, ReachSketch>();
   for (const [i, days] of BUILT_WINDOW_DAYS.entries()) {
-    for (const [key, sketch] of segments[i]!) {
-      const union = window.get(key);
-      if (union) union.merge(sketch);
-      else window.set(key, sketch.clone());
-    }
-    if (!window.has('workspace\u0000\u0000\u0000')) window.set('workspace\u0000\u0000\u0000', new ReachSketch());
-    for (const [key, sketch] of window) {
-      const [slice, campaignId, variantId, zoneId] = key.split('\u0000') as [string, string, string, string];
-      for (const [c, value] of [String(days), slice, campaignId, variantId, zoneId].entries()) columns[c]!.push(value);
+    for (const { key, sketch } of segments[i]!.values()) sketchEntry(window, key).merge(sketch);
+    for (const { key, sketch } of window.values()) {
+      for (const [c, value] of [String(days), ...key].entries()) columns[c]!.push(value);
       sketches.push(sketch.toBytes());
     }
   }
