@@ -65,6 +65,8 @@ export function createHttpApp(container: Container): HttpApp {
   });
   const authCsrf = createCsrf({ keys: config.secrets.cookieKeys, secure: config.urls.auth.startsWith('https:') });
 
+  // One budget per credential, shared by the tool server and the REST conversions endpoint.
+  const toolServerPolicy = { name: 'tool-server', limit: config.rateLimitPerMinute, windowSeconds: 60 };
   const platform = compose([
     protectedResourceRoutes(config),
     mediaRoutes(services.media),
@@ -76,18 +78,14 @@ export function createHttpApp(container: Container): HttpApp {
         (code, workspaceId) => services.callCodes.lookup(container.orm.em.fork(), code, workspaceId),
         { cacheTtlMs: config.callCodeCacheTtlMs },
       ),
-      afterAuthenticate: toolServerRateLimit(services.rateLimiter, {
-        name: 'tool-server',
-        limit: config.rateLimitPerMinute,
-        windowSeconds: 60,
-      }),
+      afterAuthenticate: toolServerRateLimit(services.rateLimiter, toolServerPolicy),
     }),
     conversionRoutes({
       config,
       orm: container.orm,
       authenticator,
       limiter: services.rateLimiter,
-      rateLimit: { name: 'tool-server', limit: config.rateLimitPerMinute, windowSeconds: 60 },
+      rateLimit: toolServerPolicy,
       recorder: services.siteEvents,
     }),
     dashboardRoutes({

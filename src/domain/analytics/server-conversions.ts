@@ -2,9 +2,9 @@
  * Conversions reported by a workspace's own servers (a checkout, a sign-up backend), for goals a browser
  * beacon cannot see. The caller passes the visitor's anonymous session id (the `cp_vid` that the brand site's
  * call-to-action hand-off appended to the link the visitor followed, see hand-off.ts) so the conversion joins
- * the session's exposures; the rollup
- * attributes it like a beacon conversion. `eventId` is the caller's idempotency key: a retried request (same
- * eventId, same occurredAt — or a UUIDv7 id and no occurredAt) never counts twice.
+ * the session's exposures; the rollup attributes it like a beacon conversion. `eventId` is the caller's
+ * idempotency key: a retried request (same eventId, same occurredAt — or a UUIDv7 id and no occurredAt) never
+ * counts twice.
  */
 import { z } from 'zod';
 import { Campaign } from '../campaigns/campaign.entity.ts';
