@@ -31,6 +31,14 @@ async function eventsOf(sessionId: string, type: string) {
     );
 }
 
+/** The session's events of `type`, once at least one has landed. */
+function recorded(sessionId: string, type: 'impression' | 'click') {
+  return waitFor(async () => {
+    const rows = await eventsOf(sessionId, type);
+    return rows.length > 0 ? rows : undefined;
+  }, `the recorded ${type}`);
+}
+
 async function visitorCookie(page: Page): Promise<string> {
   const cookie = (await page.context().cookies()).find((c) => c.name === 'cp_vid');
   if (!cookie) throw new Error('no visitor cookie was set');
@@ -95,10 +103,7 @@ test('a campaign page renders its variant and fires the impression beacon; the C
   await screenshot(page, 'brand-site-campaign');
 
   const sessionId = await visitorCookie(page);
-  const impressions = await waitFor(async () => {
-    const rows = await eventsOf(sessionId, 'impression');
-    return rows.length > 0 ? rows : undefined;
-  }, 'the recorded impression');
+  const impressions = await recorded(sessionId, 'impression');
   expect(impressions).toEqual([{ campaign_id: seeded.campaignId, variant_id: shownVariant, zone_id: null }]);
 
   // The CTA leads off the page; the click beacon must still arrive (sendBeacon outlives the page).
@@ -106,10 +111,7 @@ test('a campaign page renders its variant and fires the impression beacon; the C
     route.request().url().startsWith(site) ? route.continue() : route.fulfill({ status: 204, body: '' }),
   );
   await slot.locator('[data-cp-cta]').first().click();
-  const clicks = await waitFor(async () => {
-    const rows = await eventsOf(sessionId, 'click');
-    return rows.length > 0 ? rows : undefined;
-  }, 'the recorded click');
+  const clicks = await recorded(sessionId, 'click');
   expect(clicks[0]).toMatchObject({ campaign_id: seeded.campaignId, variant_id: shownVariant });
   await page.close();
 });
@@ -146,10 +148,7 @@ test("an off-site call to action hands the visitor's id to the advertiser's site
     expect(Object.fromEntries(landed.searchParams)).toEqual({ item: 'linen', cp_vid: sessionId });
     expect(arrived).toContain(`/checkout?item=linen&cp_vid=${sessionId}`);
     // The click is still recorded, for the variant that was shown.
-    const clicks = await waitFor(async () => {
-      const rows = await eventsOf(sessionId, 'click');
-      return rows.length > 0 ? rows : undefined;
-    }, 'the recorded click');
+    const clicks = await recorded(sessionId, 'click');
     expect(clicks[0]).toMatchObject({ campaign_id: seeded.campaignId, variant_id: shownVariant });
     await page.close();
   } finally {
@@ -161,10 +160,7 @@ test('the surface page reports an impression for the zone its campaign is deploy
   const page = await browser.newPage();
   await page.goto(`${site}/home`);
   const sessionId = await visitorCookie(page);
-  const rows = await waitFor(async () => {
-    const found = await eventsOf(sessionId, 'impression');
-    return found.length > 0 ? found : undefined;
-  }, 'the zone impression');
+  const rows = await recorded(sessionId, 'impression');
   expect(rows).toEqual([expect.objectContaining({ campaign_id: seeded.campaignId, zone_id: seeded.zoneId })]);
   await screenshot(page, 'brand-site-surface');
   await page.close();
