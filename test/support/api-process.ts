@@ -3,25 +3,15 @@
  * hard way or stop it with a signal. It uses the test platform's database, Temporal namespace, task queue and
  * data folders, on a port of its own (brand hosts are then `http://<slug>.sites.localhost:<port>`).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import type { Config, Env } from '../../src/config.ts';
+import { spawnLogged, type LoggedProcess, type ProcessExit } from './logged-process.ts';
 import { workerEnv } from './worker-process.ts';
 
-export interface ApiExit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
+export type ApiExit = ProcessExit;
 
-export interface ApiProcess {
-  child: ChildProcess;
+/** `ready` resolves once the API logged that it is listening. */
+export interface ApiProcess extends LoggedProcess {
   port: number;
-  /** Resolves once the API logged that it is listening. */
-  ready: Promise<void>;
-  /** Resolves when the process has exited, however it ended. */
-  exited: Promise<ApiExit>;
-  output(): string;
-  /** Sends `signal` (unless the process is gone already) and resolves with how it exited. */
-  kill(signal: NodeJS.Signals): Promise<ApiExit>;
 }
 
 /** The environment of an API process for `config`'s platform on `port`; `overrides` are extra variables. */
@@ -32,35 +22,6 @@ export function apiEnv(config: Config, port: number, overrides: Env = {}): Recor
 }
 
 export function spawnApi(config: Config, options: { port: number; env?: Env }): ApiProcess {
-  const child = spawn(process.execPath, ['src/main.ts'], {
-    env: apiEnv(config, options.port, options.env),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const exited = new Promise<ApiExit>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal: signal as NodeJS.Signals | null })),
-  );
-  const ready = new Promise<void>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-      if (output.includes('"API listening"')) resolve();
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    void exited.then(({ code, signal }) =>
-      reject(new Error(`API exited before listening (${signal ?? code}):\n${output}`)),
-    );
-  });
-  ready.catch(() => undefined);
-  return {
-    child,
-    port: options.port,
-    ready,
-    exited,
-    output: () => output,
-    kill: (signal) => {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      return exited;
-    },
-  };
+  const api = spawnLogged('src/main.ts', apiEnv(config, options.port, options.env), '"API listening"', 'API');
+  return { ...api, port: options.port };
 }

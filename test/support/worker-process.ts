@@ -1,16 +1,11 @@
 /**
  * A worker in its own OS process (`node src/worker.ts`), for tests that kill it the hard way.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import type { Config } from '../../src/config.ts';
+import { spawnLogged, type LoggedProcess } from './logged-process.ts';
 
-export interface WorkerProcess {
-  child: ChildProcess;
-  /** Resolves once the worker logged that it is polling. */
-  ready: Promise<void>;
-  output(): string;
-  kill(signal: NodeJS.Signals): Promise<void>;
-}
+/** `ready` resolves once the worker logged that it is polling. */
+export type WorkerProcess = LoggedProcess;
 
 export function workerEnv(config: Config): Record<string, string> {
   return {
@@ -32,30 +27,5 @@ export function workerEnv(config: Config): Record<string, string> {
 }
 
 export function spawnWorker(config: Config): WorkerProcess {
-  const child = spawn(process.execPath, ['src/worker.ts'], {
-    env: workerEnv(config),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const ready = new Promise<void>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-      if (output.includes('"worker running"')) resolve();
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code, signal) => reject(new Error(`worker exited early (${signal ?? code}):\n${output}`)));
-  });
-  ready.catch(() => undefined);
-  return {
-    child,
-    ready,
-    output: () => output,
-    kill: (signal) =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill(signal);
-      }),
-  };
+  return spawnLogged('src/worker.ts', workerEnv(config), '"worker running"', 'worker');
 }
