@@ -6,10 +6,11 @@
  */
 import { v7 as uuidv7 } from 'uuid';
 import { createAnalyticsQueryService, type Snapshot } from '../../src/domain/analytics/analytics-query.service.ts';
-import { shiftDay, utcDay } from '../../src/domain/analytics/analytics-window.ts';
+import { resolveWindow, shiftDay, utcDay } from '../../src/domain/analytics/analytics-window.ts';
 import { createSiteEventRecorder } from '../../src/domain/analytics/event-recorder.ts';
 import { runRollupPass } from '../../src/domain/analytics/rollups.ts';
 import type { SiteEvent } from '../../src/domain/analytics/site-events.ts';
+import { readWindowBuild } from '../../src/domain/analytics/window-reach.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { seededRandom } from '../support/random.ts';
 
@@ -185,11 +186,21 @@ test('late events for a closed day join the builds in their own batch, without a
 }, 120_000);
 
 test('after midnight readers fall back to the daily rows until the first pass of the day rebuilds', async () => {
-  // Tomorrow, before any pass: the builds end the day before yesterday, so they are not used — same numbers.
+  // Tomorrow, before any pass: the builds end the day before yesterday, so readers do not use them (and get the
+  // same numbers from the daily rows).
+  const buildFor = (now: Date) =>
+    readWindowBuild(
+      { workspaceId: WORKSPACE, em: platform.container.orm.em.fork(), actor: 'test' },
+      resolveWindow('90d', now),
+      ['workspace', 'variant', 'zone'],
+    );
+  expect(await buildFor(NOW)).not.toBeNull();
+  expect(await buildFor(TOMORROW_NOON)).toBeNull();
   await expectBuildsMatchDailyRows(TOMORROW_NOON);
   const pass = await runRollupPass(platform.container.orm, { lagMs: 0, now: () => TOMORROW_NOON });
   expect(pass.windowBuilds).toBeGreaterThanOrEqual(3);
   expect((await buildDays()).map((row) => row.through_day)).toEqual([TODAY, TODAY, TODAY]);
+  expect(await buildFor(TOMORROW_NOON)).not.toBeNull();
   await expectBuildsMatchDailyRows(TOMORROW_NOON);
   // Back to today's clock for the other tests: the first pass rebuilds through yesterday again.
   await runRollupPass(platform.container.orm, { lagMs: 0, now: () => NOW });
