@@ -150,9 +150,14 @@ describe('a render whose worker is SIGKILLed mid-encode', () => {
     });
 
     // Temporal agrees: the render activity completed once, on a retry (the first attempt died with its worker).
-    const history = await platform.container.temporal.client.workflow
-      .getHandle(started.job.workflowId, started.job.runId ?? undefined)
-      .fetchHistory();
+    // The job row turns `succeeded` from an activity a moment before the workflow itself completes, so wait
+    // for the workflow's result before reading its history.
+    const handle = platform.container.temporal.client.workflow.getHandle(
+      started.job.workflowId,
+      started.job.runId ?? undefined,
+    );
+    await handle.result();
+    const history = await handle.fetchHistory();
     const events = history.events ?? [];
     expect(events.filter((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED)).toHaveLength(1);
     const renderScheduled = events.find(
@@ -286,6 +291,7 @@ describe('a campaign generation whose Temporal server is killed mid-job', () => 
 
       // The same run carried on (it was not started again from scratch) and completed once.
       const handle = platform.container.temporal.client.workflow.getHandle(started.job.workflowId);
+      await handle.result(); // the job row turns terminal a moment before the workflow completes
       const description = await handle.describe();
       expect(description.status.name).toBe('COMPLETED');
       expect(description.runId).toBe((await readJob(platform, jobId)).runId);

@@ -94,6 +94,7 @@ it('resumes a job after its worker is SIGKILLed mid-activity and completes it ex
 
   // Temporal agrees: one completed run, one successful completion of the long activity.
   const handle = platform.container.temporal.client.workflow.getHandle(job.workflowId, job.runId!);
+  await handle.result(); // the job row turns terminal a moment before the workflow completes
   const history = await handle.fetchHistory();
   const types = (history.events ?? []).map((event) => event.eventType);
   const count = (type: number) => types.filter((t) => t === type).length;
