@@ -263,8 +263,13 @@ test('beacons from many sessions survive the API and the worker killed mid-strea
   await waitFor(() => stats.acknowledged >= minimumBeacons * 0.15, '15% of the beacons acknowledged');
   expect((await api.kill('SIGKILL')).signal).toBe('SIGKILL');
   const acknowledgedAtApiKill = stats.acknowledged;
-  const failuresBefore = stats.failedAttempts;
-  await waitFor(() => stats.failedAttempts > failuresBefore, 'a beacon refused while the API is down');
+  // Refused is refused, beacon or page: a visitor between beacons only meets the dead API on its next page
+  // (and keeps reloading it until the API is back), so waiting for a beacon alone could wait forever.
+  const [failuresBefore, reloadsBefore] = [stats.failedAttempts, stats.reloads];
+  await waitFor(
+    () => stats.failedAttempts > failuresBefore || stats.reloads > reloadsBefore,
+    'a request refused while the API is down',
+  );
   mark('api killed');
   api = await startApi();
   mark('api ready');

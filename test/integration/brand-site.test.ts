@@ -184,10 +184,13 @@ describe('beacons and impressions', () => {
   });
 
   test('a malformed beacon is a 400 and records nothing', async () => {
-    const before = await countEvents('true');
+    // Only what a beacon could write: server-side events of earlier tests (markdown impressions, concierge
+    // questions) are written in batches and may still land meanwhile.
+    const fromBeacons = `coalesce(properties->>'source', '') <> 'markdown' and type <> 'concierge_question'`;
+    const before = await countEvents(fromBeacons);
     const response = await testFetch(`${site}/_cp/events`, { method: 'POST', body: 'not json' });
     expect(response.status).toBe(400);
-    expect(await countEvents('true')).toBe(before);
+    expect(await countEvents(fromBeacons)).toBe(before);
   });
 
   test('serving a markdown twin records its impression server-side', async () => {
