@@ -8,6 +8,7 @@
  */
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { roleAtLeast, type Role } from '../domain/workspaces/roles.ts';
+import { runPrepared, type PreparedStatement } from '../db/prepared.ts';
 import { hashApiKeySecret, looksLikeApiKey } from './api-key-secrets.ts';
 import type { Principal } from './principal.ts';
 
@@ -61,6 +62,17 @@ function lowerRole(a: Role, b: Role): Role {
   return roleAtLeast(a, b) ? b : a;
 }
 
+/** One indexed query on the hot path: the key, its workspace's state and its creator's current role. */
+const API_KEY_LOOKUP: PreparedStatement = {
+  name: 'api-key-lookup',
+  text: `select k.id, k.workspace_id, k.created_by_id, k.role, k.disabled_at, k.last_used_at, w.deleted_at,
+                w.name as workspace_name, m.role as member_role
+           from api_keys k
+           join workspaces w on w.id = k.workspace_id
+           left join memberships m on m.workspace_id = k.workspace_id and m.user_id = k.created_by_id
+          where k.secret_hash = $1`,
+};
+
 export function createAuthenticator(deps: { orm: MikroORM; verifyBearer?: BearerVerifier }) {
   async function authenticateApiKey(secret: string): Promise<Principal> {
     if (!looksLikeApiKey(secret)) {
@@ -69,15 +81,7 @@ export function createAuthenticator(deps: { orm: MikroORM; verifyBearer?: Bearer
         'Malformed API key: expected "cpk_" followed by 43 characters, as shown once when the key was created',
       );
     }
-    // One indexed query on the hot path: the key, its workspace's state and its creator's current role.
-    const rows = await deps.orm.em.getConnection().execute<KeyRow[]>(
-      `select k.id, k.workspace_id, k.created_by_id, k.role, k.disabled_at, k.last_used_at, w.deleted_at, w.name as workspace_name, m.role as member_role
-       from api_keys k
-       join workspaces w on w.id = k.workspace_id
-       left join memberships m on m.workspace_id = k.workspace_id and m.user_id = k.created_by_id
-       where k.secret_hash = ?`,
-      [hashApiKeySecret(secret)],
-    );
+    const rows = await runPrepared<KeyRow>(deps.orm, API_KEY_LOOKUP, [hashApiKeySecret(secret)]);
     const key = rows[0];
     if (!key) throw new AuthenticationFailure('unknown_api_key', 'Unknown API key');
     if (key.deleted_at) throw new AuthenticationFailure('unknown_api_key', "This API key's workspace was deleted");

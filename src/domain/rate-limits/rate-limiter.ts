@@ -9,6 +9,17 @@
  * clock, so instances with skewed clocks agree. The check and the update are one atomic statement.
  */
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { runPrepared, type PreparedStatement } from '../../db/prepared.ts';
+
+/** Allowed: insert or advance the TAT, returning how far ahead of now it is. Refused: no row comes back. */
+const CONSUME: PreparedStatement = {
+  name: 'rate-limit-consume',
+  text: `insert into rate_limits (key, tat) values ($1, clock_timestamp() + $2 * interval '1 millisecond')
+         on conflict (key) do update
+           set tat = greatest(rate_limits.tat, clock_timestamp()) + $2 * interval '1 millisecond'
+           where greatest(rate_limits.tat, clock_timestamp()) - clock_timestamp() <= $3 * interval '1 millisecond'
+         returning extract(epoch from (tat - clock_timestamp())) * 1000 as ahead_ms`,
+};
 
 export interface RateLimitPolicy {
   /** Short name for the `RateLimit-Policy` header, e.g. `tool-server`. */
@@ -36,15 +47,7 @@ export function createRateLimiter(orm: MikroORM) {
       const intervalMs = (policy.windowSeconds * 1000) / policy.limit;
       const toleranceMs = intervalMs * (policy.limit - 1);
       const fullKey = `${policy.name}:${key}`;
-      // Allowed: insert or advance the TAT, returning how far ahead of now it is. Refused: no row comes back.
-      const rows = await connection().execute<{ ahead_ms: string }[]>(
-        `insert into rate_limits (key, tat) values (?, clock_timestamp() + ? * interval '1 millisecond')
-         on conflict (key) do update
-           set tat = greatest(rate_limits.tat, clock_timestamp()) + ? * interval '1 millisecond'
-           where greatest(rate_limits.tat, clock_timestamp()) - clock_timestamp() <= ? * interval '1 millisecond'
-         returning extract(epoch from (tat - clock_timestamp())) * 1000 as ahead_ms`,
-        [fullKey, intervalMs, intervalMs, toleranceMs],
-      );
+      const rows = await runPrepared<{ ahead_ms: string }>(orm, CONSUME, [fullKey, intervalMs, toleranceMs]);
       if (rows.length > 0) {
         const aheadMs = Math.max(0, Number(rows[0]!.ahead_ms));
         return {

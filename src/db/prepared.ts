@@ -1,0 +1,29 @@
+/**
+ * Named prepared statements for the few queries on every request's path (API-key lookup, rate limit).
+ *
+ * The ORM's raw `execute` formats values into the SQL text, so PostgreSQL parses and plans each call anew;
+ * a named statement is parsed once per pooled connection (`pg` prepares it on first use there) and then
+ * only bound and executed, which is most of the database's CPU for statements this small.
+ */
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type pg from 'pg';
+
+export interface PreparedStatement {
+  /** Unique per statement text: `pg` keys the prepared statement on each connection by this name. */
+  name: string;
+  text: string;
+}
+
+/** The `pg` pool behind the ORM, for what the ORM cannot do itself (named statements, COPY). */
+export async function nativePool(orm: MikroORM): Promise<pg.Pool> {
+  return (await orm.em.getConnection().getNativeClient()) as pg.Pool;
+}
+
+export async function runPrepared<Row extends pg.QueryResultRow>(
+  orm: MikroORM,
+  statement: PreparedStatement,
+  values: unknown[],
+): Promise<Row[]> {
+  const result = await (await nativePool(orm)).query<Row>({ name: statement.name, text: statement.text, values });
+  return result.rows;
+}
