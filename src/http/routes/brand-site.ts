@@ -83,8 +83,11 @@ function documentPath(path: string): { path: string; markdown: boolean } {
 }
 
 function wantsMarkdown(ctx: Koa.Context): boolean {
-  // Full negotiation (q-values) only when markdown is mentioned at all: the common browser case stays cheap.
-  if (!ctx.get('accept').includes('text/markdown')) return false;
+  // Full negotiation (q-values) only when markdown is mentioned with something else: the browser case and
+  // the plain agent case (`Accept: text/markdown`) stay cheap.
+  const accept = ctx.get('accept');
+  if (!accept.includes('text/markdown')) return false;
+  if (accept === 'text/markdown') return true;
   return ctx.accepts('text/html', 'text/markdown') === 'text/markdown';
 }
 
