@@ -125,7 +125,8 @@ export function createHttpApp(container: Container): HttpApp {
   ]);
 
   const root = compose([rootSiteRoutes(config)]);
-  const servedEvents = createBufferedSink(services.siteEvents, { log });
+  // Events minted while serving have never been written, so they take the recorder's COPY path.
+  const servedEvents = createBufferedSink({ record: (events) => services.siteEvents.recordFresh(events) }, { log });
   const brand = brandSiteRoutes({
     reader: services.siteReader,
     events: services.siteEvents,
