@@ -4,9 +4,15 @@
  *
  * Visitors rotate through 1,000 anonymous ids (cookies), so variant choice and assembly run per request as
  * in production; markdown requests also record their server-side impression.
+ *
+ * BENCH_ONLY=<text> runs only the cases whose label contains it (e.g. `markdown`). BENCH_PROFILE=1 then
+ * records a CPU profile of the app serving the markdown twin and prints where its time went (the file stays
+ * in .data/bench).
  */
+import path from 'node:path';
 import { freePort, startBenchStack } from './support/stack.ts';
 import { load, report } from './support/load.ts';
+import { printCpuProfile } from './support/cpu-profile-summary.ts';
 import { startServerProcess } from './support/server-process.ts';
 
 interface Info {
@@ -19,6 +25,8 @@ interface Info {
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const duration = Number(process.env.BENCH_SECONDS ?? 10);
+const profileFile =
+  process.env.BENCH_PROFILE === '1' ? path.resolve('.data/bench', `brand-site-${Date.now()}.cpuprofile`) : '';
 const stack = await startBenchStack('site');
 let server: Awaited<ReturnType<typeof startServerProcess<Info>>> | undefined;
 try {
@@ -29,6 +37,7 @@ try {
     DATABASE_URL: stack.databaseUrl,
     TEMPORAL_ADDRESS: stack.temporalAddress,
     DATABASE_POOL_MAX: '20',
+    ...(profileFile ? { BENCH_PROFILE_FILE: profileFile } : {}),
   });
   const { bare, app, host, campaignPath, bytes } = server.info;
   const visitors = Array.from({ length: 1000 }, (_, i) => `cp_vid=${String(i).padStart(22, 'v')}`);
@@ -44,7 +53,8 @@ try {
     { label: 'llms.txt (stored file)', path: '/llms.txt', accept: 'text/html' },
   ];
   const verdicts: string[] = [];
-  for (const c of cases) {
+  const only = process.env.BENCH_ONLY;
+  for (const c of cases.filter((x) => !only || x.label.includes(only))) {
     const size = bytes[`${c.path} ${c.accept}`];
     // Warm up both servers on this case (JIT, caches, connection pools), then measure one after the other.
     const bareOptions = { url: `http://127.0.0.1:${bare}${c.path}`, connections, headers: { accept: c.accept } };
@@ -69,6 +79,28 @@ try {
     );
   }
   console.log(`\n${verdicts.join('\n')}`);
+
+  if (profileFile) {
+    const profiled = cases.find((c) => c.accept === 'text/markdown')!;
+    const started = server.nextLine('{"profiling":true');
+    server.child.kill('SIGUSR2');
+    await started;
+    const run = await load({
+      label: profiled.label,
+      url: `http://127.0.0.1:${app}${profiled.path}`,
+      connections,
+      setupRequest: asVisitor(profiled.accept),
+      durationSeconds: duration,
+    });
+    const written = server.nextLine('{"profiled":');
+    server.child.kill('SIGUSR2');
+    await written;
+    await printCpuProfile(
+      profileFile,
+      run.total,
+      `CPU profile of the app during ${run.total} × ${profiled.label} (${Math.round(run.requestsPerSecond)} req/s)`,
+    );
+  }
 } finally {
   await server?.stop();
   await stack.stop();

@@ -8,13 +8,14 @@
  *   2. Throughput: generations completed per minute by one worker with the built-in engines (images on, one
  *      variant each), against the bare job mechanism (the selftest workflow, one no-op step) in the same run.
  *
- * The platform, the worker and the client share this process (a real HTTP server on loopback); PostgreSQL
- * and Temporal come from the bench stack (embedded PostgreSQL and the Temporal dev server unless configured).
+ * The platform and the client share this process (a real HTTP server on loopback); the worker runs in its own
+ * process (`src/worker.ts`), as deployed, so the generations started while latency is measured execute there
+ * and compete for the machine's cores but not for the API's event loop. PostgreSQL and Temporal come from the
+ * bench stack (embedded PostgreSQL and the Temporal dev server unless configured).
  */
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -24,7 +25,7 @@ import { Job } from '../src/domain/jobs/job.entity.ts';
 import { createHttpApp } from '../src/http/app.ts';
 import { createLogger } from '../src/logger.ts';
 import { loopbackAwareFetch, closeLoopbackAwareFetch } from '../src/net/loopback-aware-fetch.ts';
-import { startWorker } from '../src/worker.ts';
+import { spawnLogged } from '../test/support/logged-process.ts';
 import { freePort, startBenchStack } from './support/stack.ts';
 
 const STARTS = Number(process.env.BENCH_STARTS ?? 200);
@@ -40,24 +41,30 @@ function summary(samples: number[]) {
 }
 
 const stack = await startBenchStack('jobs');
-Runtime.install({ logger: new DefaultLogger('ERROR') });
 const port = await freePort();
-const config = loadConfig({
+const env = {
   NODE_ENV: 'test',
-  LOG_LEVEL: 'silent',
   HTTP_PORT: String(port),
   DATABASE_URL: stack.databaseUrl,
   TEMPORAL_ADDRESS: stack.temporalAddress,
   TEMPORAL_TASK_QUEUE: `bench-jobs-${Date.now()}`,
   RATE_LIMIT_PER_MINUTE: '100000',
   DATA_DIR: '.data/bench',
-});
+};
+const config = loadConfig({ ...env, LOG_LEVEL: 'silent' });
 const log = createLogger({ level: 'silent', name: 'bench' });
 const container = await createContainer(config, { log });
 const { app, close: closeApp } = createHttpApp(container);
 const server = http.createServer(app.callback());
 await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-const worker = await startWorker(config, log);
+// It logs at info level only so that its "worker running" line says it is polling.
+const worker = spawnLogged(
+  'src/worker.ts',
+  { ...env, PATH: process.env.PATH ?? '', LOG_LEVEL: 'info' },
+  '"worker running"',
+  'worker',
+);
+await worker.ready;
 
 try {
   const { workspaces, credits } = container.services;
@@ -201,7 +208,7 @@ try {
   );
   await client.close();
 } finally {
-  await worker.shutdown();
+  await worker.kill('SIGTERM');
   await new Promise<void>((resolve) => {
     server.close(() => resolve());
     server.closeAllConnections();

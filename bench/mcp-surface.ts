@@ -33,7 +33,7 @@ import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextproto
 import { CATALOGUE } from '../src/mcp/registry.ts';
 import { closeLoopbackAwareFetch, loopbackAwareFetch } from '../src/net/loopback-aware-fetch.ts';
 import { checkedLoad, type CheckedLoadResult, type PreparedRequest } from './support/checked-load.ts';
-import { summariseCpuProfile, type CpuProfile } from './support/cpu-profile-summary.ts';
+import { printCpuProfile } from './support/cpu-profile-summary.ts';
 import { postgresBackendCpuMs, postgresCpuBetween } from './support/postgres-cpu.ts';
 import { startIpcServerProcess, type IpcServerProcess } from './support/ipc-server-process.ts';
 import type { McpBenchCommand, McpBenchReady, McpBenchReply } from './support/mcp-bench-protocol.ts';
@@ -231,23 +231,11 @@ async function profileCase(server: Server, c: Case, run: (c: Case) => Promise<Ca
   await server.command({ type: 'profile:start' });
   const profiled = await run(c);
   await server.command({ type: 'profile:stop', path: file });
-  const summary = summariseCpuProfile(JSON.parse(await fs.readFile(file, 'utf8')) as CpuProfile, 20);
-  console.log(
-    `\nCPU profile of the platform process during ${profiled.total} × ${c.label} (${Math.round(profiled.requestsPerSecond)} req/s, ${profiled.serverCpuMs.toFixed(3)} ms of process CPU per request while profiled): ${file}`,
+  await printCpuProfile(
+    file,
+    profiled.total,
+    `CPU profile of the platform process during ${profiled.total} × ${c.label} (${Math.round(profiled.requestsPerSecond)} req/s, ${profiled.serverCpuMs.toFixed(3)} ms of process CPU per request while profiled)`,
   );
-  console.log(
-    `sampled busy ${(summary.totalMs - summary.idleMs).toFixed(0)} ms of ${summary.totalMs.toFixed(0)} ms (busy includes time the thread was runnable but descheduled)`,
-  );
-  const shares = (rows: { name: string; ms: number; share: number }[]) =>
-    rows.map((r) => ({
-      name: r.name,
-      'ms per request': (r.ms / profiled.total).toFixed(3),
-      'share of busy': `${(r.share * 100).toFixed(1)}%`,
-    }));
-  console.log('Self time by origin:');
-  console.table(shares(summary.byOrigin.slice(0, 15)));
-  console.log('Self time by function:');
-  console.table(shares(summary.byFunction));
 }
 
 const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);

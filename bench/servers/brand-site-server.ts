@@ -6,8 +6,13 @@
  *           static baseline);
  *   - app:  the real application (host dispatch, brand host, document store and caches, variant assembly).
  * Prints one JSON line `{ ready, bare, app, host, campaignPath, bytes }` when listening (bytes per case).
+ *
+ * With BENCH_PROFILE_FILE set, SIGUSR2 starts a V8 CPU profile of this process (through `node:inspector`, no
+ * debugger port) and the next SIGUSR2 writes it to that file and prints `{"profiled":"<file>"}`.
  */
+import fs from 'node:fs/promises';
 import http from 'node:http';
+import { Session } from 'node:inspector/promises';
 import Koa from 'koa';
 import { createPublishingActivities } from '../../activities/publishing.ts';
 import { loadConfigOrExit, processEnv } from '../../src/config.ts';
@@ -139,3 +144,27 @@ process.stdout.write(
     bytes: Object.fromEntries([...samples].map(([key, sample]) => [key, Buffer.byteLength(sample.body)])),
   })}\n`,
 );
+
+const profileFile = processEnv().BENCH_PROFILE_FILE;
+if (profileFile) {
+  const profiler = new Session();
+  let profiling = false;
+  process.on('SIGUSR2', () => {
+    void (async () => {
+      if (!profiling) {
+        profiling = true;
+        profiler.connect();
+        await profiler.post('Profiler.enable');
+        await profiler.post('Profiler.setSamplingInterval', { interval: 200 });
+        await profiler.post('Profiler.start');
+        process.stdout.write(`${JSON.stringify({ profiling: true })}\n`);
+        return;
+      }
+      profiling = false;
+      const { profile } = await profiler.post('Profiler.stop');
+      profiler.disconnect();
+      await fs.writeFile(profileFile, JSON.stringify(profile));
+      process.stdout.write(`${JSON.stringify({ profiled: profileFile })}\n`);
+    })();
+  });
+}

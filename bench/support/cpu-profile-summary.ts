@@ -3,6 +3,7 @@
  * (our code, each npm package, Node internals, garbage collection, idle), so a benchmark can print the
  * answer instead of asking someone to open the profile in a viewer.
  */
+import fs from 'node:fs/promises';
 import path from 'node:path';
 
 interface ProfileNode {
@@ -101,4 +102,23 @@ export function summariseCpuProfile(
     byOrigin: rank(origins, 20),
     byFunction: rank(functions, top),
   };
+}
+
+/** Prints where a recorded profile's CPU time went, per request served while it was recorded. */
+export async function printCpuProfile(file: string, requests: number, headline: string): Promise<void> {
+  const summary = summariseCpuProfile(JSON.parse(await fs.readFile(file, 'utf8')) as CpuProfile, 20);
+  console.log(`\n${headline}: ${file}`);
+  console.log(
+    `sampled busy ${(summary.totalMs - summary.idleMs).toFixed(0)} ms of ${summary.totalMs.toFixed(0)} ms (busy includes time the thread was runnable but descheduled)`,
+  );
+  const shares = (rows: CpuShare[]) =>
+    rows.map((r) => ({
+      name: r.name,
+      'ms per request': (r.ms / requests).toFixed(3),
+      'share of busy': `${(r.share * 100).toFixed(1)}%`,
+    }));
+  console.log('Self time by origin:');
+  console.table(shares(summary.byOrigin.slice(0, 15)));
+  console.log('Self time by function:');
+  console.table(shares(summary.byFunction));
 }
