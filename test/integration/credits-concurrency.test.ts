@@ -212,6 +212,46 @@ it('spends exactly as many of 50 concurrent one-shot spends as the balance cover
   expect(spends.map((e) => e.idempotencyKey).sort()).toEqual([...winners].sort());
 });
 
+/** The lowest amount held for one job after any prefix of its postings (in posting order). */
+async function lowestRunningHeld(tenant: Tenant, reference: string): Promise<number> {
+  const rows = await em()
+    .getConnection()
+    .execute<{ lowest: string | null }[]>(
+      `select min(running) as lowest from (
+         select sum(case when to_account = 'held' then amount when from_account = 'held' then -amount else 0 end)
+                over (order by created_at, id rows between unbounded preceding and current row) as running
+         from credit_ledger_entries where workspace_id = ? and reference = ?) as prefixes`,
+      [tenant.workspaceId, reference],
+    );
+  return Number(rows[0]?.lowest ?? 0);
+}
+
+it("never captures more than a job holds while new reservations race for the workspace's balance", async () => {
+  // Captures lock only their job's hold and reservations lock the workspace: racing both at once must keep
+  // each balance exact and never below zero.
+  const { credits } = platform.container.services;
+  const tenant = await createTenant(platform.container, { credits: 100 });
+  const running = newId('job');
+  const post = { workspaceId: tenant.workspaceId, actor: 'test:creditrace' };
+  await credits.reserve(em(), { ...post, amount: 50, idempotencyKey: `${running}:reserve`, reference: running });
+
+  const captures = Array.from({ length: 20 }, (_, i) =>
+    credits.capture(em(), { ...post, amount: 5, idempotencyKey: `${running}:capture:${i}`, reference: running }),
+  );
+  const others = Array.from({ length: 10 }, () => newId('job'));
+  const reserves = others.map((job) =>
+    credits.reserve(em(), { ...post, amount: 10, idempotencyKey: `${job}:reserve`, reference: job }),
+  );
+  const [captured, reserved] = await Promise.all([Promise.allSettled(captures), Promise.allSettled(reserves)]);
+
+  expect(codesOf(captured)).toEqual({ ok: 10, conflict: 10 });
+  expect(codesOf(reserved)).toEqual({ ok: 5, insufficient_credits: 5 });
+  expect(await credits.heldFor(em(), tenant.workspaceId, running)).toBe(0);
+  expect(await lowestRunningHeld(tenant, running)).toBe(0);
+  expect(await lowestRunningAvailable(tenant)).toBe(0);
+  expect(await balance(tenant)).toEqual({ available: 0, held: 50, spent: 50 });
+});
+
 describe('a quote that cannot be redeemed is refused and changes nothing', () => {
   let tenant: Tenant;
 

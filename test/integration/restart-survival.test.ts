@@ -212,7 +212,6 @@ describe('a campaign generation whose Temporal server is killed mid-job', () => 
       const { generation, credits } = platform.container.services;
       const tenant = await createTenant(platform.container, { credits: 1000 });
       const scope = () => scopeOf(platform, tenant);
-      const lockKey = `credits:${tenant.workspaceId}`;
 
       // Started while no worker runs, so nothing happens before the lock below is held.
       const args = { intent: 'Launch our linen shirts for a hot summer', variantCount: 2, channels: ['web' as const] };
@@ -227,8 +226,10 @@ describe('a campaign generation whose Temporal server is killed mid-job', () => 
       if (started.status !== 'started') throw new Error(`expected started, got ${started.status}`);
       const jobId = started.job.id;
 
-      // Every credit posting of this workspace waits for this lock: holding it parks the workflow,
-      // deterministically, in the capture of its first step — the step's work done, its capture not yet posted.
+      // Every capture for this job waits for this lock (postings out of `held` lock the job they pay for):
+      // holding it parks the workflow, deterministically, in the capture of its first step — the step's work
+      // done, its capture not yet posted.
+      const lockKey = `credits:${tenant.workspaceId}:held:${jobId}`;
       const blocker = new pg.Client({ connectionString: platform.config.database.url });
       await blocker.connect();
       let worker: WorkerProcess;

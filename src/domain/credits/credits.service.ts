@@ -1,10 +1,14 @@
 /**
  * The credit ledger: append-only, double-entry, idempotent.
  *
- * Balances are derived from the entries, never stored. Every posting that takes credits out of `available`
- * (reserve, spend, revoke) runs in a transaction holding a per-workspace advisory lock, so concurrent spends
- * are serialised and the available balance can never go below zero. Every posting carries an idempotency
- * key: posting the same key again returns the first entry (and refuses if the parameters differ).
+ * Balances are derived from the entries, never stored. Every posting runs in a transaction holding an
+ * advisory lock on the balance it draws from, so that balance can never go below zero:
+ *   - postings out of `available` (reserve, spend, revoke; and grants) lock the workspace;
+ *   - postings out of `held` (capture, release) lock only the job they pay for (the reference): what is held
+ *     for one job is drawn down by that job alone, so a running job's captures never queue behind the
+ *     workspace's other jobs or its new reservations, and those never wait for the captures.
+ * Every posting carries an idempotency key: posting the same key again returns the first entry (and refuses
+ * if the parameters differ).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
@@ -44,8 +48,16 @@ const PostingSchema = z.object({
   actor: z.string().min(1).max(200),
 });
 export type PostingInput = z.input<typeof PostingSchema>;
+type Posting = z.output<typeof PostingSchema>;
 
-const LOCK_NAMESPACE = 'credits:';
+/** The advisory lock a posting takes: the balance it draws from (see the file comment). */
+function lockKey(kind: CreditEntryKind, workspaceId: string, reference: string | null | undefined): string {
+  if (ROUTES[kind].from === 'held') {
+    if (!reference) throw new Error(`A ${kind} posting needs the reference it draws from`);
+    return `credits:${workspaceId}:held:${reference}`;
+  }
+  return `credits:${workspaceId}`;
+}
 
 /** Internal signal: a release found nothing held, so there is nothing to post. */
 class NothingHeld extends Error {}
@@ -84,59 +96,73 @@ export function createCreditsService() {
     return entry.kind === kind && entry.workspace.id === workspaceId && entry.amount === amount;
   }
 
+  type PostingCheck = (tx: EntityManager, amount: number) => Promise<void>;
+
   /**
-   * Posts one entry. `check` runs under the workspace lock, before the insert, with the current balance;
-   * it throws to refuse the posting.
+   * Posts one entry inside the caller's transaction `tx`, under the lock of the balance it draws from.
+   * `check` runs under that lock, before the insert; it throws to refuse the posting.
    */
+  async function postIn(
+    tx: EntityManager,
+    kind: CreditEntryKind,
+    data: Posting,
+    check?: PostingCheck,
+    /** For postings whose amount is only known under the lock (release of what remains held). */
+    amountUnderLock?: () => number,
+  ): Promise<{ entry: CreditLedgerEntry; replayed: boolean }> {
+    await tx
+      .getConnection()
+      .execute(
+        'select pg_advisory_xact_lock(hashtext(?))',
+        [lockKey(kind, data.workspaceId, data.reference)],
+        'all',
+        tx.getTransactionContext(),
+      );
+    const previous = await tx.findOne(CreditLedgerEntry, { idempotencyKey: data.idempotencyKey });
+    if (previous) {
+      if (!amountUnderLock && !sameParameters(previous, kind, data.workspaceId, data.amount)) {
+        throw new ConflictError(
+          `Idempotency key ${data.idempotencyKey} was already used for a different ${previous.kind} of ${previous.amount} credits`,
+        );
+      }
+      return { entry: previous, replayed: true };
+    }
+    if (!(await tx.count(Workspace, { id: data.workspaceId }))) throw new NotFoundError('Workspace', data.workspaceId);
+    if (check) await check(tx, data.amount);
+    const route = ROUTES[kind];
+    const entry = tx.create(CreditLedgerEntry, {
+      workspace: data.workspaceId,
+      kind,
+      fromAccount: route.from,
+      toAccount: route.to,
+      amount: amountUnderLock ? amountUnderLock() : data.amount,
+      idempotencyKey: data.idempotencyKey,
+      reference: data.reference ?? null,
+      description: data.description ?? null,
+      actor: data.actor,
+    });
+    await tx.flush();
+    return { entry, replayed: false };
+  }
+
+  /** Posts one entry in a transaction of its own. */
   async function post(
     rootEm: EntityManager,
     kind: CreditEntryKind,
     input: PostingInput,
-    check?: (tx: EntityManager, balance: CreditBalance, amount: number) => Promise<void>,
-    /** For postings whose amount is only known under the lock (release of what remains held). */
+    check?: PostingCheck,
     amountUnderLock?: () => number,
   ): Promise<{ entry: CreditLedgerEntry; replayed: boolean }> {
     const data = parseInput(PostingSchema, input, `${kind} posting`);
-    return rootEm.fork().transactional(async (tx) => {
-      await tx
-        .getConnection()
-        .execute(
-          'select pg_advisory_xact_lock(hashtext(?))',
-          [LOCK_NAMESPACE + data.workspaceId],
-          'all',
-          tx.getTransactionContext(),
-        );
-      const previous = await tx.findOne(CreditLedgerEntry, { idempotencyKey: data.idempotencyKey });
-      if (previous) {
-        if (!amountUnderLock && !sameParameters(previous, kind, data.workspaceId, data.amount)) {
-          throw new ConflictError(
-            `Idempotency key ${data.idempotencyKey} was already used for a different ${previous.kind} of ${previous.amount} credits`,
-          );
-        }
-        return { entry: previous, replayed: true };
-      }
-      if (!(await tx.count(Workspace, { id: data.workspaceId })))
-        throw new NotFoundError('Workspace', data.workspaceId);
-      if (check) await check(tx, await balanceIn(tx, data.workspaceId), data.amount);
-      const route = ROUTES[kind];
-      const entry = tx.create(CreditLedgerEntry, {
-        workspace: data.workspaceId,
-        kind,
-        fromAccount: route.from,
-        toAccount: route.to,
-        amount: amountUnderLock ? amountUnderLock() : data.amount,
-        idempotencyKey: data.idempotencyKey,
-        reference: data.reference ?? null,
-        description: data.description ?? null,
-        actor: data.actor,
-      });
-      await tx.flush();
-      return { entry, replayed: false };
-    });
+    return rootEm.fork().transactional((tx) => postIn(tx, kind, data, check, amountUnderLock));
   }
 
-  async function requireAvailable(_tx: EntityManager, balance: CreditBalance, amount: number): Promise<void> {
-    if (balance.available < amount) throw new InsufficientCreditsError(amount, balance.available);
+  /** For postings out of `available`: runs under the workspace lock, so the balance it reads stays true. */
+  function requireAvailable(workspaceId: string): PostingCheck {
+    return async (tx, amount) => {
+      const { available } = await balanceIn(tx, workspaceId);
+      if (available < amount) throw new InsufficientCreditsError(amount, available);
+    };
   }
 
   return {
@@ -155,18 +181,22 @@ export function createCreditsService() {
     grant: (em: EntityManager, input: PostingInput) => post(em, 'grant', input),
 
     /** Operator revoke: takes available credits back out; never below zero. */
-    revoke: (em: EntityManager, input: PostingInput) => post(em, 'revoke', input, requireAvailable),
+    revoke: (em: EntityManager, input: PostingInput) => post(em, 'revoke', input, requireAvailable(input.workspaceId)),
 
     /** A one-shot paid call. */
-    spend: (em: EntityManager, input: PostingInput) => post(em, 'spend', input, requireAvailable),
+    spend: (em: EntityManager, input: PostingInput) => post(em, 'spend', input, requireAvailable(input.workspaceId)),
 
     /** Holds credits for a job at its start; refused when the balance does not cover it. */
     reserve: (em: EntityManager, input: PostingInput & { reference: string }) =>
-      post(em, 'reserve', input, requireAvailable),
+      post(em, 'reserve', input, requireAvailable(input.workspaceId)),
+
+    /** `reserve` inside the caller's transaction (a quote's redemption and its reservation commit together). */
+    reserveIn: (tx: EntityManager, input: PostingInput & { reference: string }) =>
+      postIn(tx, 'reserve', parseInput(PostingSchema, input, 'reserve posting'), requireAvailable(input.workspaceId)),
 
     /** Turns held credits into spent ones as a step completes; never more than is still held. */
     capture: (em: EntityManager, input: PostingInput & { reference: string }) =>
-      post(em, 'capture', input, async (tx, _balance, amount) => {
+      post(em, 'capture', input, async (tx, amount) => {
         const held = await heldFor(tx, input.workspaceId, input.reference);
         if (held < amount)
           throw new ConflictError(`Cannot capture ${amount} credits: only ${held} are held for ${input.reference}`);
@@ -177,7 +207,7 @@ export function createCreditsService() {
      * revision the workflow refused); never more than is still held.
      */
     release: (em: EntityManager, input: PostingInput & { reference: string }) =>
-      post(em, 'release', input, async (tx, _balance, amount) => {
+      post(em, 'release', input, async (tx, amount) => {
         const held = await heldFor(tx, input.workspaceId, input.reference);
         if (held < amount)
           throw new ConflictError(`Cannot release ${amount} credits: only ${held} are held for ${input.reference}`);
@@ -191,7 +221,7 @@ export function createCreditsService() {
       em: EntityManager,
       input: Omit<PostingInput, 'amount'> & { reference: string },
     ): Promise<{ entry: CreditLedgerEntry; replayed: boolean } | null> {
-      // The amount is whatever is held at the moment of posting, so it is computed under the workspace lock.
+      // The amount is whatever is held at the moment of posting, so it is computed under the job's lock.
       let amount = 0;
       try {
         return await post(
