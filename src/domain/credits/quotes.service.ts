@@ -4,13 +4,14 @@
  * quote id redeems it: the quote is marked used and the credits are reserved for the job, or the call is
  * refused with a clear error and nothing starts.
  *
- * Single use is enforced by a row lock on the quote and, independently, by the reservation's idempotency
- * key (`quote:<id>`), so even a crash between the two cannot spend twice.
+ * Redemption is one transaction: the quote's row lock, its use and the reservation commit together or not at
+ * all. Single use is enforced by that row lock and, independently, by the reservation's idempotency key
+ * (`quote:<id>`).
  */
 import { createHash } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ConflictError, InsufficientCreditsError, NotFoundError, ValidationError } from '../../errors.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { WorkspaceScope } from '../shared/scope.ts';
 import { CreditQuote } from './credit-quote.entity.ts';
 import type { CreditsService } from './credits.service.ts';
@@ -93,6 +94,8 @@ export function createQuotesService(deps: { credits: CreditsService; now?: () =>
       input: { quoteId: string; operation: string; args: Record<string, unknown>; reference: string },
     ): Promise<{ quote: CreditQuote; reserved: number }> {
       const hash = argumentsHash(input.args);
+      // One transaction: the quote is marked used and its credits reserved together, or neither happens (an
+      // insufficient balance rolls the quote back to unused, so the same call works once credits are added).
       const quote = await scope.em.fork().transactional(async (tx: EntityManager) => {
         const found = await tx.findOne(
           CreditQuote,
@@ -121,27 +124,22 @@ export function createQuotesService(deps: { credits: CreditsService; now?: () =>
         }
         found.usedAt = now();
         found.reference = input.reference;
-        await tx.flush();
-        return found;
-      });
-      if (quote.credits === 0) return { quote, reserved: 0 };
-      try {
-        const { replayed } = await deps.credits.reserve(scope.em, {
+        if (found.credits === 0) {
+          await tx.flush();
+          return found;
+        }
+        // The reservation's flush also writes the quote's use.
+        const { replayed } = await deps.credits.reserveIn(tx, {
           workspaceId: scope.workspaceId,
-          amount: quote.credits,
-          idempotencyKey: `quote:${quote.id}`,
+          amount: found.credits,
+          idempotencyKey: `quote:${found.id}`,
           reference: input.reference,
-          description: `${quote.operation} (quote ${quote.id})`,
+          description: `${found.operation} (quote ${found.id})`,
           actor: scope.actor,
         });
-        if (replayed) throw new ConflictError(`Quote ${quote.id} was already used`);
-      } catch (error) {
-        if (error instanceof InsufficientCreditsError) {
-          // Nothing was reserved: give the quote back so the same call works once credits are added.
-          await scope.em.fork().nativeUpdate(CreditQuote, { id: quote.id }, { usedAt: null, reference: null });
-        }
-        throw error;
-      }
+        if (replayed) throw new ConflictError(`Quote ${found.id} was already used`);
+        return found;
+      });
       return { quote, reserved: quote.credits };
     },
   };
