@@ -427,6 +427,21 @@ describe.each(clients)('%s', (label, connect) => {
   });
 });
 
+it('gives campaigns of the same name numbered slugs, found in one query whatever the number taken', async () => {
+  const tenant = await createTenant(platform.container, { name: 'Slugs' });
+  const scope = scopeOf(platform.container, tenant);
+  const { campaigns } = platform.container.services;
+  const slugs: string[] = [];
+  for (const name of ['Summer sale', 'Summer sale', 'Summer sale', 'Summer sale 2', 'Summer salesman'])
+    slugs.push((await campaigns.create(scope, { name })).slug);
+  expect(slugs).toEqual(['summer-sale', 'summer-sale-2', 'summer-sale-3', 'summer-sale-2-2', 'summer-salesman']);
+  // Another workspace's slugs do not count.
+  const other = await createTenant(platform.container, { name: 'Slugs elsewhere' });
+  expect((await campaigns.create(scopeOf(platform.container, other), { name: 'Summer sale' })).slug).toBe(
+    'summer-sale',
+  );
+});
+
 it('paginates campaign lists with opaque cursors: no duplicates, no gaps, a clear error for a forged cursor', async () => {
   const tenant = await createTenant(platform.container, { name: 'Pager' });
   const scope = scopeOf(platform.container, tenant);

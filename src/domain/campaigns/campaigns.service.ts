@@ -281,11 +281,21 @@ export function createCampaignsService(deps: { republish: RepublishPort }) {
     return products;
   }
 
+  /** The name's slug, or `<slug>-2`, `-3`… when taken: one query for the slug and its numbered forms. */
   async function uniqueSlug(scope: WorkspaceScope, name: string): Promise<string> {
-    const base = slugify(name).slice(0, 60);
+    const base = slugify(name).slice(0, 60); // only [a-z0-9-]: nothing to escape in the LIKE pattern
+    const rows = await scope.em
+      .getConnection()
+      .execute<{ slug: string }[]>(
+        'select slug from campaigns where workspace_id = ? and (slug = ? or slug like ?)',
+        [scope.workspaceId, base, `${base}-%`],
+        'all',
+        scope.em.getTransactionContext(),
+      );
+    const taken = new Set(rows.map((row) => row.slug));
     for (let n = 1; n < 100; n += 1) {
       const candidate = n === 1 ? base : `${base}-${n}`;
-      if (!(await scope.em.count(Campaign, { workspace: scope.workspaceId, slug: candidate }))) return candidate;
+      if (!taken.has(candidate)) return candidate;
     }
     return `${base}-${Date.now().toString(36)}`;
   }
@@ -349,7 +359,15 @@ export function createCampaignsService(deps: { republish: RepublishPort }) {
       return view(scope, await findCampaign(scope, campaignId));
     },
 
-    async create(scope: WorkspaceScope, input: z.input<typeof CampaignFields>): Promise<CampaignView> {
+    /**
+     * Creates a draft campaign. `generating` creates it already in generation (a `generate_campaign start`
+     * without a campaign): one write instead of a create followed by `beginGeneration`.
+     */
+    async create(
+      scope: WorkspaceScope,
+      input: z.input<typeof CampaignFields>,
+      options: { generating?: boolean } = {},
+    ): Promise<CampaignView> {
       const data = parseInput(CampaignFields, input, 'campaign');
       const startsAt = data.startsAt ? new Date(data.startsAt) : null;
       const endsAt = data.endsAt ? new Date(data.endsAt) : null;
@@ -359,8 +377,8 @@ export function createCampaignsService(deps: { republish: RepublishPort }) {
         workspace: scope.workspaceId,
         name: data.name,
         objective: data.objective ?? null,
-        status: 'draft',
-        statusBeforeGeneration: null,
+        status: options.generating ? 'generating' : 'draft',
+        statusBeforeGeneration: options.generating ? 'draft' : null,
         channels: data.channels ?? ['web'],
         conversionGoals: data.conversionGoals ?? [],
         brief: null,
@@ -372,7 +390,8 @@ export function createCampaignsService(deps: { republish: RepublishPort }) {
       });
       campaign.products.set(products);
       await scope.em.flush();
-      return view(scope, campaign);
+      // Nothing to count yet: a new campaign has no variants and no deployments.
+      return viewOf(campaign, { variantCount: 0, activeDeployments: 0, productIds: products.map((p) => p.id) });
     },
 
     async update(

@@ -141,6 +141,7 @@ export function createGenerationLauncher(deps: {
       mode: 'start' | 'regenerate';
       fromStep: GenerationStep;
       campaignId: string | null;
+      /** Creates the campaign already generating (so it needs no `beginGeneration`); returns its id. */
       createCampaign: (() => Promise<string>) | null;
       intent: string;
       includeImages: boolean;
@@ -172,8 +173,8 @@ export function createGenerationLauncher(deps: {
     let campaignId = input.campaignId;
     let begun = false;
     try {
-      campaignId ??= await input.createCampaign!();
-      await generation.beginGeneration(scope, campaignId);
+      if (campaignId) await generation.beginGeneration(scope, campaignId);
+      else campaignId = await input.createCampaign!();
       begun = true;
       const steps = stepsFrom(input.fromStep, input.includeImages);
       const prices = Object.fromEntries(lines.map((line) => [line.step, line.credits]));
@@ -242,12 +243,16 @@ export function createGenerationLauncher(deps: {
           ? null
           : async () =>
               (
-                await campaigns.create(scope, {
-                  name: args.name ?? args.intent.slice(0, 80),
-                  objective: args.intent,
-                  productIds: args.productIds ?? [],
-                  channels: args.channels ?? ['web'],
-                })
+                await campaigns.create(
+                  scope,
+                  {
+                    name: args.name ?? args.intent.slice(0, 80),
+                    objective: args.intent,
+                    productIds: args.productIds ?? [],
+                    channels: args.channels ?? ['web'],
+                  },
+                  { generating: true },
+                )
               ).id,
         intent: args.intent,
         includeImages: args.includeImages ?? true,

@@ -165,14 +165,17 @@ export function createJobsService(deps: { launcher: JobLauncher }) {
         });
         try {
           const em = scope.em.fork();
+          const claimedAt = new Date();
           const claimed = await em.nativeUpdate(
             Job,
             { id: job.id, $or: [{ runId: null }, { runId }] },
-            { runId, updatedAt: new Date() },
+            { runId, updatedAt: claimedAt },
           );
           if (claimed === 1) {
-            const fresh = await em.findOneOrFail(Job, { id: job.id });
-            return { job: fresh, reused: false };
+            // The row as written, bound to its run (not read back: the caller reports the job as started).
+            job.runId = runId;
+            job.updatedAt = claimedAt;
+            return { job, reused: false };
           }
           // Another starter already bound this row to a different run: that run is the job.
           const fresh = await em.findOneOrFail(Job, { id: job.id });
