@@ -12,6 +12,7 @@
  */
 import { proxyActivities } from '@temporalio/workflow';
 import { endJobAfterError } from './job-endings.ts';
+import { bookkeepingActivities } from './bookkeeping.ts';
 import type { Activities } from '../activities/index.ts';
 import type { GenerationStep } from '../src/domain/credits/price-list.ts';
 
@@ -43,11 +44,6 @@ export interface CampaignGenerationResult {
   creditsCaptured: number;
 }
 
-const bookkeeping = proxyActivities<Activities>({
-  startToCloseTimeout: '30s',
-  retry: { initialInterval: '500ms', maximumInterval: '10s' },
-});
-
 const creative = proxyActivities<Activities>({
   startToCloseTimeout: '10m',
   // Steps heartbeat while they work: a dead worker is noticed quickly, and cancellation is delivered.
@@ -61,6 +57,7 @@ const creative = proxyActivities<Activities>({
 });
 
 export async function campaignGenerationWorkflow(input: CampaignGenerationInput): Promise<CampaignGenerationResult> {
+  const bookkeeping = bookkeepingActivities();
   const { jobId, workspaceId, campaignId } = input;
   let creditsCaptured = 0;
   let variantIds: string[] = [];

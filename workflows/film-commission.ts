@@ -18,6 +18,7 @@ import {
   setHandler,
 } from '@temporalio/workflow';
 import { endJobAfterError } from './job-endings.ts';
+import { bookkeepingActivities } from './bookkeeping.ts';
 import type { Activities } from '../activities/index.ts';
 
 export interface FilmCommissionInput {
@@ -44,11 +45,6 @@ export const pendingGate = defineQuery<FilmGate | null>('pendingGate');
 /** How long a film waits for a decision before it is closed and its unused credits returned. */
 const APPROVAL_DEADLINE = '30 days';
 
-const bookkeeping = proxyActivities<Activities>({
-  startToCloseTimeout: '30s',
-  retry: { initialInterval: '500ms', maximumInterval: '10s' },
-});
-
 const studio = proxyActivities<Activities>({
   startToCloseTimeout: '30m',
   heartbeatTimeout: '10s',
@@ -63,6 +59,7 @@ const studio = proxyActivities<Activities>({
 export async function filmCommissionWorkflow(
   input: FilmCommissionInput,
 ): Promise<{ commissionId: string; revisions: number; creditsCaptured: number }> {
+  const bookkeeping = bookkeepingActivities();
   const { jobId, workspaceId, commissionId } = input;
   let gate: FilmGate | null = null;
   let pending: FilmDecision | null = null;

@@ -6,6 +6,7 @@
  */
 import { proxyActivities } from '@temporalio/workflow';
 import { endJobAfterError } from './job-endings.ts';
+import { bookkeepingActivities } from './bookkeeping.ts';
 import type { Activities } from '../activities/index.ts';
 
 export interface ProductImportInput {
@@ -25,11 +26,6 @@ export interface ProductImportResult {
 
 const BATCH = 100;
 
-const bookkeeping = proxyActivities<Activities>({
-  startToCloseTimeout: '30s',
-  retry: { initialInterval: '500ms', maximumInterval: '10s' },
-});
-
 const importer = proxyActivities<Activities>({
   startToCloseTimeout: '5m',
   heartbeatTimeout: '30s',
@@ -42,6 +38,7 @@ const importer = proxyActivities<Activities>({
 });
 
 export async function productImportWorkflow(input: ProductImportInput): Promise<ProductImportResult> {
+  const bookkeeping = bookkeepingActivities();
   const { jobId, workspaceId } = input;
   // Inside the try: a workflow cancelled before its first activity must still refund and close its job.
   try {

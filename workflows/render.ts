@@ -7,6 +7,7 @@
  */
 import { proxyActivities } from '@temporalio/workflow';
 import { endJobAfterError } from './job-endings.ts';
+import { bookkeepingActivities } from './bookkeeping.ts';
 import type { Activities } from '../activities/index.ts';
 import type { RenderRequest, RenderOutput } from '../src/domain/renders/render.types.ts';
 
@@ -17,11 +18,6 @@ export interface RenderWorkflowInput {
   credits: number;
   actor: string;
 }
-
-const bookkeeping = proxyActivities<Activities>({
-  startToCloseTimeout: '30s',
-  retry: { initialInterval: '500ms', maximumInterval: '10s' },
-});
 
 const renderer = proxyActivities<Activities>({
   startToCloseTimeout: '30m',
@@ -35,6 +31,7 @@ const renderer = proxyActivities<Activities>({
 });
 
 export async function renderWorkflow(input: RenderWorkflowInput): Promise<RenderOutput> {
+  const bookkeeping = bookkeepingActivities();
   const { jobId, workspaceId } = input;
   // Inside the try: a workflow cancelled before its first activity must still refund and close its job.
   try {

@@ -2,6 +2,7 @@
  * Self-test job: runs N timed steps in one long, heartbeating activity. See `activities/selftest.ts`.
  */
 import { CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
+import { bookkeepingActivities } from './bookkeeping.ts';
 import type { Activities } from '../activities/index.ts';
 import type { SelftestResult } from '../activities/selftest.ts';
 
@@ -12,11 +13,6 @@ export interface SelftestWorkflowInput {
   stepMs: number;
 }
 
-const bookkeeping = proxyActivities<Activities>({
-  startToCloseTimeout: '30s',
-  retry: { initialInterval: '500ms', maximumInterval: '10s' },
-});
-
 const work = proxyActivities<Activities>({
   startToCloseTimeout: '30m',
   // A worker that dies is noticed within one heartbeat timeout; the retry resumes from the last heartbeat.
@@ -25,6 +21,7 @@ const work = proxyActivities<Activities>({
 });
 
 export async function selftestWorkflow(input: SelftestWorkflowInput): Promise<SelftestResult> {
+  const bookkeeping = bookkeepingActivities();
   await bookkeeping.markJobRunning(input.jobId);
   try {
     const result = await work.runSelftestSteps({ jobId: input.jobId, steps: input.steps, stepMs: input.stepMs });
