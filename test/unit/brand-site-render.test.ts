@@ -4,6 +4,7 @@
  * spliced in, untrusted product text never becoming markup, llms.txt structure, determinism, every slot
  * having a fill (over generated sites too), and speed on a site with a thousand campaigns.
  */
+import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { XMLParser } from 'fast-xml-parser';
 import { parse } from 'parse5';
@@ -12,6 +13,7 @@ import { DEFAULT_BRANDBOOK, DEFAULT_CONCIERGE, DEFAULT_VOICE } from '../../src/d
 import type { VariantView } from '../../src/domain/campaigns/campaigns.service.ts';
 import type { ProductView } from '../../src/domain/products/products.service.ts';
 import type { SiteSnapshot } from '../../src/domain/publishing/site-snapshot.ts';
+import { chooseVariant } from '../../src/public/brand-site/assemble.ts';
 import { AGENT_FILE_PATHS, EMPTY_TEXT, renderBrandSite } from '../../src/public/brand-site/render/index.ts';
 import type { PublishedSite, RenderedPage, RenderedSite, SlotFill } from '../../src/public/brand-site/site-model.ts';
 import { WELL_KNOWN_PATHS } from '../../src/public/well-known/index.ts';
@@ -830,5 +832,27 @@ describe('renderBrandSite over generated sites', () => {
       }),
       { numRuns: 60 },
     );
+  });
+});
+
+describe('chooseVariant', () => {
+  const fragment = { html: '<p>x</p>', markdown: 'x' };
+  const fill: SlotFill = {
+    variants: [
+      { id: 'var_a', weight: 1 },
+      { id: 'var_b', weight: 3 },
+    ],
+    byVariant: { var_a: fragment, var_b: fragment },
+  };
+
+  it('is the first 48 bits of sha256(session NUL campaign) over the weights, so visitors keep their variant', () => {
+    // Computed independently: a change of hash would move existing visitors to other variants mid-test.
+    for (let i = 0; i < 200; i += 1) {
+      const session = `visitor-${i}`;
+      const digest = createHash('sha256').update(`${session}\u0000cmp_1`).digest();
+      const point = (digest.readUIntBE(0, 6) / 2 ** 48) * 4;
+      expect(chooseVariant(session, 'cmp_1', fill)).toBe(point < 1 ? 'var_a' : 'var_b');
+    }
+    expect(chooseVariant('visitor-0', 'cmp_1', fill)).toBe(chooseVariant('visitor-0', 'cmp_1', fill));
   });
 });

@@ -7,7 +7,7 @@
  * (`data-cp-campaign`, `data-cp-variant`, zone and surface), which is how every rendered variant reports
  * its impression.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { escapeHtml } from '../../http/views/html.ts';
 import type { RenderedPage, SlotFill } from './site-model.ts';
 
@@ -25,7 +25,8 @@ export function chooseVariant(sessionId: string, campaignId: string, fill: SlotF
   const weighted = candidates.filter((variant) => variant.weight > 0);
   const pool = weighted.length > 0 ? weighted : candidates.map((variant) => ({ ...variant, weight: 1 }));
   const total = pool.reduce((sum, variant) => sum + variant.weight, 0);
-  const digest = createHash('sha256').update(`${sessionId}\u0000${campaignId}`).digest();
+  // One-shot `hash`: the same digest as a Hash object, at under half the cost (this runs per slot per page).
+  const digest = hash('sha256', `${sessionId}\u0000${campaignId}`, 'buffer');
   // 48 bits of the hash as a fraction in [0, 1): plenty of resolution for any weights.
   const point = (digest.readUIntBE(0, 6) / 2 ** 48) * total;
   let cumulative = 0;
