@@ -7,6 +7,7 @@
  *   a database of its own.
  * - Temporal: `TEMPORAL_ADDRESS` if set, else a dev server on a free port with its SQLite file in a fresh
  *   folder of `.data/test/`.
+ * - The Versity S3 gateway binary (built on first use), which the S3 media store's tests start.
  * What the test files need is handed to them through environment variables (`TEST_*`).
  */
 import { randomBytes } from 'node:crypto';
@@ -18,6 +19,7 @@ import pg from 'pg';
 import { createOrm, migrateToLatest } from '../../src/db/orm.ts';
 import { ensureChromium } from '../../src/dev/chromium.ts';
 import { startEmbeddedPostgres } from '../../src/dev/embedded-postgres.ts';
+import { locateS3Gateway } from '../../src/dev/s3-gateway.ts';
 import { locateTemporalCli } from '../../src/dev/temporal-cli.ts';
 import { startTemporalDevServer } from '../../src/dev/temporal-dev-server.ts';
 import { WORKFLOWS_PATH } from '../../src/temporal/workflows-path.ts';
@@ -75,6 +77,13 @@ export default async function globalSetup(): Promise<void> {
   let temporalAddress = process.env.TEMPORAL_ADDRESS;
   const temporalCli = await locateTemporalCli({
     cliPath: process.env.TEMPORAL_CLI_PATH,
+    toolsDir: path.resolve(ROOT, process.env.TOOLS_DIR ?? '.tools'),
+    searchPath: process.env.PATH,
+    onLog: (line) => process.stdout.write(`[global-setup] ${line}\n`),
+  });
+  // A real S3-compatible server for the S3 media store's tests (each test file starts its own).
+  process.env.TEST_S3_GATEWAY = await locateS3Gateway({
+    explicitPath: process.env.S3_GATEWAY_PATH,
     toolsDir: path.resolve(ROOT, process.env.TOOLS_DIR ?? '.tools'),
     searchPath: process.env.PATH,
     onLog: (line) => process.stdout.write(`[global-setup] ${line}\n`),

@@ -10,6 +10,7 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { AwsClient } from 'aws4fetch';
+import { XMLParser } from 'fast-xml-parser';
 import type { Config } from '../../config.ts';
 
 export interface StoredMedia {
@@ -73,6 +74,20 @@ export function createLocalMediaStore(options: { dir: string; publicBaseUrl: str
   };
 }
 
+const s3Xml = new XMLParser();
+
+/** An S3 failure as one line: the status and, from S3's XML error body, its code and message. */
+async function s3Failure(operation: 'PUT' | 'GET', key: string, response: Response): Promise<Error> {
+  let detail = '';
+  try {
+    const error = (s3Xml.parse(await response.text()) as { Error?: { Code?: string; Message?: string } }).Error;
+    if (error?.Code) detail = ` ${error.Code}${error.Message ? `: ${error.Message}` : ''}`;
+  } catch {
+    // Not an S3 error document (a proxy's page, an empty body): the status says enough.
+  }
+  return new Error(`S3 ${operation} ${key} failed: HTTP ${response.status}${detail}`);
+}
+
 export function createS3MediaStore(options: {
   endpoint: string;
   bucket: string;
@@ -98,14 +113,13 @@ export function createS3MediaStore(options: {
         body: new Uint8Array(bytes),
         headers: { 'content-type': contentType, 'content-length': String(bytes.length) },
       });
-      if (!response.ok)
-        throw new Error(`S3 PUT ${key} failed: HTTP ${response.status} ${(await response.text()).slice(0, 200)}`);
+      if (!response.ok) throw await s3Failure('PUT', key, response);
     },
     async get(key) {
       if (!isMediaKey(key)) return null;
       const response = await client.fetch(objectUrl(key), { method: 'GET' });
       if (response.status === 404) return null;
-      if (!response.ok) throw new Error(`S3 GET ${key} failed: HTTP ${response.status}`);
+      if (!response.ok) throw await s3Failure('GET', key, response);
       return {
         bytes: Buffer.from(await response.arrayBuffer()),
         contentType: response.headers.get('content-type') ?? contentTypeOf(key),
