@@ -1,0 +1,86 @@
+/**
+ * The buffered sink for server-minted events (markdown impressions, concierge questions): events reach the
+ * inner sink exactly once and in order, in batches that fill up under steady traffic rather than trickling
+ * out a few per write, and a stop or a flush writes everything queued.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createBufferedSink } from '../../src/domain/analytics/buffered-sink.ts';
+import type { SiteEvent, SiteEventSink } from '../../src/domain/analytics/site-events.ts';
+import { createLogger } from '../../src/logger.ts';
+
+const log = createLogger({ level: 'silent', name: 'test' });
+
+function event(i: number): SiteEvent {
+  return {
+    eventId: `evt-${i}`,
+    workspaceId: 'ws_1',
+    type: 'impression',
+    occurredAt: new Date(0),
+    sessionId: null,
+  };
+}
+
+/** An inner sink whose writes take `writeMs`, recording every batch it was given. */
+function slowSink(writeMs: number, failFirst = 0): SiteEventSink & { batches: string[][] } {
+  const batches: string[][] = [];
+  let failures = failFirst;
+  return {
+    batches,
+    async record(events) {
+      await sleep(writeMs);
+      if (failures > 0) {
+        failures -= 1;
+        throw new Error('database unavailable');
+      }
+      batches.push(events.map((e) => e.eventId));
+    },
+  };
+}
+
+const ids = (n: number) => Array.from({ length: n }, (_, i) => `evt-${i}`);
+
+it('writes full batches under steady traffic instead of a few events per write', async () => {
+  const inner = slowSink(5);
+  const sink = createBufferedSink(inner, { log, flushMs: 30, maxBatch: 10 });
+  for (let i = 0; i < 200; i += 1) {
+    await sink.record([event(i)]);
+    await sleep(1);
+  }
+  await sink.close();
+  expect(inner.batches.flat()).toEqual(ids(200));
+  // Whole batches of 10 or what a flush interval gathered: never a run of small writes chasing the traffic.
+  const small = inner.batches.filter((batch) => batch.length < 10);
+  expect(small.length).toBeLessThanOrEqual(Math.ceil(200 / 30) + 1);
+  expect(inner.batches.length).toBeLessThanOrEqual(200 / 10 + small.length);
+});
+
+it('writes a partial batch after flushMs, and on close whatever is left', async () => {
+  const inner = slowSink(1);
+  const sink = createBufferedSink(inner, { log, flushMs: 20, maxBatch: 100 });
+  await sink.record([event(0), event(1), event(2)]);
+  expect(inner.batches).toEqual([]);
+  await sleep(60);
+  expect(inner.batches).toEqual([['evt-0', 'evt-1', 'evt-2']]);
+  await sink.record([event(3)]);
+  await sink.close();
+  expect(inner.batches.flat()).toEqual(ids(4));
+});
+
+it('flush writes everything queued at once', async () => {
+  const inner = slowSink(1);
+  const sink = createBufferedSink(inner, { log, flushMs: 10_000, maxBatch: 4 });
+  await sink.record([0, 1, 2, 3, 4, 5].map(event));
+  await sink.flush();
+  expect(inner.batches.flat()).toEqual(ids(6));
+  await sink.close();
+});
+
+it('keeps events through failed writes and writes each once when the database is back', async () => {
+  const inner = slowSink(1, 2);
+  const sink = createBufferedSink(inner, { log, flushMs: 10, maxBatch: 5 });
+  await sink.record([0, 1, 2, 3, 4, 5, 6].map(event));
+  await sleep(100);
+  expect(inner.batches.flat()).toEqual(ids(7));
+  await sink.close();
+  expect(inner.batches.flat()).toEqual(ids(7));
+});
