@@ -40,19 +40,24 @@ const balance = (tenant: Tenant) => platform.container.services.credits.balance(
 const entriesOf = (tenant: Tenant) =>
   em().find(CreditLedgerEntry, { workspace: tenant.workspaceId }, { orderBy: { createdAt: 'asc', id: 'asc' } });
 
-/** The lowest `available` balance after any prefix of the workspace's ledger (in posting order). */
-async function lowestRunningAvailable(tenant: Tenant): Promise<number> {
+/**
+ * The lowest balance of `account` after any prefix of the workspace's ledger (in posting order), over all its
+ * entries or only those of one reference (a job).
+ */
+async function lowestRunning(tenant: Tenant, account: 'available' | 'held', reference?: string): Promise<number> {
   const rows = await em()
     .getConnection()
     .execute<{ lowest: string | null }[]>(
       `select min(running) as lowest from (
-         select sum(case when to_account = 'available' then amount when from_account = 'available' then -amount else 0 end)
+         select sum(case when to_account = ? then amount when from_account = ? then -amount else 0 end)
                 over (order by created_at, id rows between unbounded preceding and current row) as running
-         from credit_ledger_entries where workspace_id = ?) as prefixes`,
-      [tenant.workspaceId],
+         from credit_ledger_entries where workspace_id = ? and (?::text is null or reference = ?)) as prefixes`,
+      [account, account, tenant.workspaceId, reference ?? null, reference ?? null],
     );
   return Number(rows[0]?.lowest ?? 0);
 }
+
+const lowestRunningAvailable = (tenant: Tenant) => lowestRunning(tenant, 'available');
 
 /** Samples the available balance until `done` settles; returns every value seen. */
 function sampleAvailable(tenant: Tenant, done: Promise<unknown>): Promise<number[]> {
@@ -212,20 +217,6 @@ it('spends exactly as many of 50 concurrent one-shot spends as the balance cover
   expect(spends.map((e) => e.idempotencyKey).sort()).toEqual([...winners].sort());
 });
 
-/** The lowest amount held for one job after any prefix of its postings (in posting order). */
-async function lowestRunningHeld(tenant: Tenant, reference: string): Promise<number> {
-  const rows = await em()
-    .getConnection()
-    .execute<{ lowest: string | null }[]>(
-      `select min(running) as lowest from (
-         select sum(case when to_account = 'held' then amount when from_account = 'held' then -amount else 0 end)
-                over (order by created_at, id rows between unbounded preceding and current row) as running
-         from credit_ledger_entries where workspace_id = ? and reference = ?) as prefixes`,
-      [tenant.workspaceId, reference],
-    );
-  return Number(rows[0]?.lowest ?? 0);
-}
-
 it("never captures more than a job holds while new reservations race for the workspace's balance", async () => {
   // Captures lock only their job's hold and reservations lock the workspace: racing both at once must keep
   // each balance exact and never below zero.
@@ -247,7 +238,7 @@ it("never captures more than a job holds while new reservations race for the wor
   expect(codesOf(captured)).toEqual({ ok: 10, conflict: 10 });
   expect(codesOf(reserved)).toEqual({ ok: 5, insufficient_credits: 5 });
   expect(await credits.heldFor(em(), tenant.workspaceId, running)).toBe(0);
-  expect(await lowestRunningHeld(tenant, running)).toBe(0);
+  expect(await lowestRunning(tenant, 'held', running)).toBe(0);
   expect(await lowestRunningAvailable(tenant)).toBe(0);
   expect(await balance(tenant)).toEqual({ available: 0, held: 50, spent: 50 });
 });
