@@ -442,6 +442,40 @@ it('gives campaigns of the same name numbered slugs, found in one query whatever
   );
 });
 
+it('lists campaigns exactly as get shows them, with every filter', async () => {
+  const tenant = await createTenant(platform.container, { name: 'List views' });
+  const scope = scopeOf(platform.container, tenant);
+  const { campaigns, products } = platform.container.services;
+  const product = await products.create(scope, { title: 'Linen shirt', price: 40, currency: 'EUR' });
+  const rich = await campaigns.create(scope, {
+    name: 'Summer linen',
+    objective: 'Sell shirts',
+    productIds: [product.id],
+    channels: ['web', 'email'],
+    conversionGoals: ['purchase', 'signup'],
+    startsAt: '2026-06-01T00:00:00.000Z',
+    endsAt: '2026-08-31T00:00:00.000Z',
+  });
+  await campaigns.createVariant(scope, rich.id, { headline: 'Stay cool', body: 'Linen.', callToAction: 'Shop' });
+  const plain = await campaigns.create(scope, { name: 'Winter wool' });
+  await campaigns.update(scope, plain.id, { status: 'archived' });
+
+  const listed = async (filters: Record<string, string> = {}) =>
+    (await campaigns.list(scopeOf(platform.container, tenant), filters)).items;
+  const richView = await campaigns.get(scope, rich.id);
+  const plainView = await campaigns.get(scope, plain.id);
+  expect(richView).toMatchObject({
+    productIds: [product.id],
+    variantCount: 1,
+    conversionGoals: ['purchase', 'signup'],
+  });
+  expect(await listed()).toEqual([plainView, richView]);
+  expect(await listed({ productId: product.id })).toEqual([richView]);
+  expect(await listed({ status: 'archived' })).toEqual([plainView]);
+  expect(await listed({ search: 'LINEN' })).toEqual([richView]);
+  expect(await listed({ search: '100%' })).toEqual([]);
+});
+
 it('paginates campaign lists with opaque cursors: no duplicates, no gaps, a clear error for a forged cursor', async () => {
   const tenant = await createTenant(platform.container, { name: 'Pager' });
   const scope = scopeOf(platform.container, tenant);
