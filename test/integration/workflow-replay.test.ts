@@ -15,7 +15,7 @@ import { Worker } from '@temporalio/worker';
 import { isTerminalJobStatus } from '../../src/domain/jobs/job-status.ts';
 import type { WorkspaceScope } from '../../src/domain/shared/scope.ts';
 import { createTenant, type Tenant } from '../support/factories.ts';
-import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { installQuietTemporalRuntime, startTestPlatform, type TestPlatform } from '../support/platform.ts';
 
 const { temporal } = (await import('@temporalio/proto')).default;
 const FIXTURES = path.resolve('test/fixtures/workflow-histories');
@@ -23,6 +23,7 @@ const FIXTURES = path.resolve('test/fixtures/workflow-histories');
 type History = TemporalProto.api.history.v1.IHistory;
 
 function replay(history: History, workflowId: string): Promise<void> {
+  installQuietTemporalRuntime();
   return Worker.runReplayHistory(
     { workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! } },
     history,

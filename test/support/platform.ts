@@ -74,6 +74,13 @@ export interface TestPlatform {
 
 let runtimeInstalled = false;
 
+/** The Temporal runtime of this test process, installed once and logging errors only (workers, replays). */
+export function installQuietTemporalRuntime(): void {
+  if (runtimeInstalled) return;
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
+  runtimeInstalled = true;
+}
+
 export async function startTestPlatform(
   options: { worker?: boolean; env?: Env; label?: string } = {},
 ): Promise<TestPlatform> {
@@ -93,10 +100,7 @@ export async function startTestPlatform(
     urls: config.urls,
     worker: null,
     async startWorker() {
-      if (!runtimeInstalled) {
-        Runtime.install({ logger: new DefaultLogger('ERROR') });
-        runtimeInstalled = true;
-      }
+      installQuietTemporalRuntime();
       platform.worker = await startWorker(config, log);
       return platform.worker;
     },
