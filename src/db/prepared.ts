@@ -1,11 +1,12 @@
 /**
- * Named prepared statements for the few queries on every request's path (API-key lookup, rate limit).
+ * Named prepared statements for the few queries on every request's path (API-key lookup, rate limit, the
+ * campaign list).
  *
  * The ORM's raw `execute` formats values into the SQL text, so PostgreSQL parses and plans each call anew;
  * a named statement is parsed once per pooled connection (`pg` prepares it on first use there) and then
  * only bound and executed, which is most of the database's CPU for statements this small.
  */
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type pg from 'pg';
 
 export interface PreparedStatement {
@@ -15,12 +16,14 @@ export interface PreparedStatement {
 }
 
 /** The `pg` pool behind the ORM, for what the ORM cannot do itself (named statements, COPY). */
-export async function nativePool(orm: MikroORM): Promise<pg.Pool> {
-  return (await orm.em.getConnection().getNativeClient()) as pg.Pool;
+export async function nativePool(source: MikroORM | EntityManager): Promise<pg.Pool> {
+  const em = 'em' in source ? source.em : source;
+  return (await em.getConnection().getNativeClient()) as pg.Pool;
 }
 
+/** Runs a named statement on a pooled connection (outside any transaction of the ORM's). */
 export async function runPrepared<Row extends pg.QueryResultRow>(
-  orm: MikroORM,
+  orm: MikroORM | EntityManager,
   statement: PreparedStatement,
   values: unknown[],
 ): Promise<Row[]> {

@@ -5,6 +5,7 @@
  * archiving) requests a republish.
  */
 import { z } from 'zod';
+import { runPrepared, type PreparedStatement } from '../../db/prepared.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
 import { Product } from '../products/product.entity.ts';
 import {
@@ -13,6 +14,7 @@ import {
   DEFAULT_PAGE_SIZE,
   ORDER_NEWEST_FIRST,
   toPage,
+  type Keyset,
   type Page,
 } from '../shared/pagination.ts';
 import type { WorkspaceScope } from '../shared/scope.ts';
@@ -187,22 +189,113 @@ function snapshotOf(variant: Variant): Record<string, unknown> {
   return rest;
 }
 
-/** The columns a campaign's view is made of (lists read only these, as plain rows). */
-const CAMPAIGN_VIEW_FIELDS = [
-  'id',
-  'name',
-  'objective',
-  'status',
-  'channels',
-  'conversionGoals',
-  'slug',
-  'startsAt',
-  'endsAt',
-  'publishedAt',
-  'createdAt',
-  'updatedAt',
-] as const satisfies readonly (keyof Campaign)[];
-type CampaignViewFields = Pick<Campaign, (typeof CAMPAIGN_VIEW_FIELDS)[number]>;
+/** What a campaign's view is made of. */
+type CampaignViewFields = Pick<
+  Campaign,
+  | 'id'
+  | 'name'
+  | 'objective'
+  | 'status'
+  | 'channels'
+  | 'conversionGoals'
+  | 'slug'
+  | 'startsAt'
+  | 'endsAt'
+  | 'publishedAt'
+  | 'createdAt'
+  | 'updatedAt'
+>;
+
+interface CampaignListRow {
+  id: string;
+  name: string;
+  objective: string | null;
+  status: CampaignStatus;
+  channels: string[];
+  conversion_goals: string[];
+  slug: string;
+  /** Timestamps arrive as PostgreSQL's text (the ORM's pool keeps them raw) and are parsed as the ORM does. */
+  starts_at: string | null;
+  ends_at: string | null;
+  published_at: string | null;
+  created_at: string;
+  updated_at: string;
+  variant_count: number;
+  active_deployments: number;
+  product_ids: string[];
+}
+
+const dateOrNull = (value: string | null) => (value === null ? null : new Date(value));
+
+function fromListRow(row: CampaignListRow): CampaignViewFields & { stats: CampaignStats } {
+  return {
+    id: row.id,
+    name: row.name,
+    objective: row.objective,
+    status: row.status,
+    channels: row.channels as Campaign['channels'],
+    conversionGoals: row.conversion_goals,
+    slug: row.slug,
+    startsAt: dateOrNull(row.starts_at),
+    endsAt: dateOrNull(row.ends_at),
+    publishedAt: dateOrNull(row.published_at),
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+    stats: {
+      variantCount: row.variant_count,
+      activeDeployments: row.active_deployments,
+      productIds: row.product_ids,
+    },
+  };
+}
+
+/**
+ * A page of campaigns, newest first, with each one's counts and product ids, as ONE named prepared statement
+ * per combination of filters. `query_campaigns list` is the tool agents call most: building entities, letting
+ * a query builder compile SQL, and planning two statements on every call was most of its cost. Reads run on a
+ * pooled connection, outside any transaction (a list is read-only).
+ */
+function campaignListStatement(filter: {
+  workspaceId: string;
+  status: CampaignStatus | undefined;
+  productId: string | undefined;
+  search: string | undefined;
+  after: Keyset | null;
+  limit: number;
+}): PreparedStatement & { values: unknown[] } {
+  const values: unknown[] = [filter.workspaceId, filter.limit + 1];
+  const conditions: string[] = [];
+  const bind = (value: unknown) => `$${values.push(value)}`;
+  if (filter.status) conditions.push(`c.status = ${bind(filter.status)}`);
+  if (filter.productId)
+    conditions.push(
+      `exists (select 1 from campaign_products f where f.campaign_id = c.id and f.product_id = ${bind(filter.productId)})`,
+    );
+  if (filter.search) conditions.push(`c.name ilike ${bind(`%${filter.search.replace(/[%_\\]/g, '\\$&')}%`)}`);
+  if (filter.after) {
+    const at = bind(filter.after.createdAt);
+    conditions.push(`(c.created_at < ${at} or (c.created_at = ${at} and c.id < ${bind(filter.after.id)}))`);
+  }
+  const shape = `${filter.status ? 's' : ''}${filter.productId ? 'p' : ''}${filter.search ? 'q' : ''}${filter.after ? 'c' : ''}`;
+  return {
+    name: `campaign-list${shape ? `-${shape}` : ''}`,
+    text: `select c.id, c.name, c.objective, c.status, c.channels, c.conversion_goals, c.slug, c.starts_at, c.ends_at,
+              c.published_at, c.created_at, c.updated_at,
+              (select count(*) from variants v
+                where v.workspace_id = c.workspace_id and v.campaign_id = c.id and v.deleted_at is null)::int
+                as variant_count,
+              (select count(*) from deployments d
+                where d.workspace_id = c.workspace_id and d.campaign_id = c.id and d.status = 'active')::int
+                as active_deployments,
+              array(select cp.product_id from campaign_products cp where cp.campaign_id = c.id order by cp.product_id)
+                as product_ids
+         from campaigns c
+        where c.workspace_id = $1 and c.deleted_at is null${conditions.map((condition) => ` and ${condition}`).join('')}
+        order by c.created_at desc, c.id desc
+        limit $2`,
+    values,
+  };
+}
 
 export function createCampaignsService(deps: { republish: RepublishPort }) {
   async function findCampaign(scope: WorkspaceScope, campaignId: string): Promise<Campaign> {
@@ -235,35 +328,6 @@ export function createCampaignsService(deps: { republish: RepublishPort }) {
       activeDeployments,
       productIds: campaign.products.isInitialized() ? campaign.products.getItems().map((p) => p.id) : [],
     });
-  }
-
-  /**
-   * Counts and product ids of a whole page of campaigns in ONE query (indexed by workspace and campaign), so
-   * a list costs two queries whatever its size instead of two per row plus the product populate.
-   */
-  async function statsOf(scope: WorkspaceScope, campaignIds: string[]): Promise<Map<string, CampaignStats>> {
-    if (campaignIds.length === 0) return new Map();
-    const rows = await scope.em
-      .getConnection()
-      .execute<{ id: string; variant_count: number; active_deployments: number; product_ids: string[] }[]>(
-        `select c.id,
-         (select count(*) from variants v
-           where v.workspace_id = c.workspace_id and v.campaign_id = c.id and v.deleted_at is null)::int as variant_count,
-         (select count(*) from deployments d
-           where d.workspace_id = c.workspace_id and d.campaign_id = c.id and d.status = 'active')::int as active_deployments,
-         array(select cp.product_id from campaign_products cp where cp.campaign_id = c.id order by cp.product_id) as product_ids
-       from campaigns c
-       where c.workspace_id = ? and c.id in (?)`,
-        [scope.workspaceId, campaignIds],
-        'all',
-        scope.em.getTransactionContext(),
-      );
-    return new Map(
-      rows.map((row) => [
-        row.id,
-        { variantCount: row.variant_count, activeDeployments: row.active_deployments, productIds: row.product_ids },
-      ]),
-    );
   }
 
   function viewOf(campaign: CampaignViewFields, stats: CampaignStats): CampaignView {
@@ -351,29 +415,16 @@ export function createCampaignsService(deps: { republish: RepublishPort }) {
       input: { status?: CampaignStatus; productId?: string; search?: string; cursor?: string; limit?: number },
     ): Promise<Page<CampaignView>> {
       const limit = input.limit ?? DEFAULT_PAGE_SIZE;
-      // Plain rows, not managed entities: a list is read-only, and hydrating and registering each entity in the
-      // unit of work was most of the CPU of answering it.
-      const rows = await scope.em
-        .createQueryBuilder(Campaign, 'c')
-        .select(CAMPAIGN_VIEW_FIELDS)
-        .where({
-          workspace: scope.workspaceId,
-          deletedAt: null,
-          ...(input.status ? { status: input.status } : {}),
-          ...(input.productId ? { products: { id: input.productId } } : {}),
-          ...(input.search ? { name: { $ilike: `%${input.search.replace(/[%_\\]/g, '\\$&')}%` } } : {}),
-          ...afterCursor(decodeCursor(input.cursor)),
-        })
-        .orderBy(ORDER_NEWEST_FIRST)
-        .limit(limit + 1)
-        .execute<CampaignViewFields[]>('all');
-      const page = toPage(rows, limit, (row) => row);
-      const stats = await statsOf(
-        scope,
-        page.items.map((row) => row.id),
-      );
-      const none: CampaignStats = { variantCount: 0, activeDeployments: 0, productIds: [] };
-      return { items: page.items.map((row) => viewOf(row, stats.get(row.id) ?? none)), nextCursor: page.nextCursor };
+      const statement = campaignListStatement({
+        workspaceId: scope.workspaceId,
+        status: input.status,
+        productId: input.productId,
+        search: input.search,
+        after: decodeCursor(input.cursor),
+        limit,
+      });
+      const rows = (await runPrepared<CampaignListRow>(scope.em, statement, statement.values)).map(fromListRow);
+      return toPage(rows, limit, (row) => viewOf(row, row.stats));
     },
 
     async get(scope: WorkspaceScope, campaignId: string): Promise<CampaignView> {
