@@ -8,6 +8,7 @@ import { PNG } from 'pngjs';
 import { Campaign } from '../../src/domain/campaigns/campaign.entity.ts';
 import { Variant } from '../../src/domain/campaigns/variant.entity.ts';
 import { CreditLedgerEntry } from '../../src/domain/credits/credit-ledger-entry.entity.ts';
+import { CreditQuote } from '../../src/domain/credits/credit-quote.entity.ts';
 import type { GenerationLauncher } from '../../src/domain/generation/generation-launcher.ts';
 import type { Job } from '../../src/domain/jobs/job.entity.ts';
 import { isTerminalJobStatus } from '../../src/domain/jobs/job-status.ts';
@@ -291,4 +292,38 @@ it('a generation cancelled before the worker ever ran it ends cancelled, with th
   expect(await balance()).toEqual(before);
   const campaign = await platform.container.orm.em.fork().findOneOrFail(Campaign, { id: campaignId });
   expect(campaign.status).toBe('draft');
+});
+
+it('lets one of several racing starts on a campaign through; the others spend nothing and keep their quotes', async () => {
+  const campaign = await platform.container.services.campaigns.create(scope(), {
+    name: 'Race',
+    productIds: [productId],
+  });
+  const args = { intent: 'Generate this one once', campaignId: campaign.id, variantCount: 1, includeImages: false };
+  const quoteIds: string[] = [];
+  for (let i = 0; i < 5; i += 1) {
+    const quoted = await generation.start(scope(), args);
+    if (quoted.status !== 'quote_required') throw new Error(`expected a quote, got ${quoted.status}`);
+    quoteIds.push(quoted.quote.id);
+  }
+  const outcomes = await Promise.allSettled(quoteIds.map((quoteId) => generation.start(scope(), { ...args, quoteId })));
+  const kinds = outcomes.map((outcome) =>
+    outcome.status === 'fulfilled' ? outcome.value.status : (outcome.reason as { code?: string }).code,
+  );
+  expect(kinds.filter((kind) => kind === 'started')).toHaveLength(1);
+  // The rest found the running generation (before or inside their transaction) or the campaign generating.
+  for (const kind of kinds.filter((k) => k !== 'started')) expect(['already_running', 'conflict']).toContain(kind);
+
+  // Only the winner redeemed its quote and reserved credits; the others' quotes are still usable, and no
+  // credits went out and back in for them.
+  const winner = quoteIds[kinds.indexOf('started')]!;
+  const quotes = await platform.container.orm.em.fork().find(CreditQuote, { id: { $in: quoteIds } });
+  expect(quotes.filter((quote) => quote.usedAt !== null).map((quote) => quote.id)).toEqual([winner]);
+  const entries = await platform.container.orm.em
+    .fork()
+    .find(CreditLedgerEntry, { idempotencyKey: { $in: quoteIds.map((id) => `quote:${id}`) } });
+  expect(entries.map((entry) => entry.idempotencyKey)).toEqual([`quote:${winner}`]);
+  const started = outcomes[kinds.indexOf('started')] as PromiseFulfilledResult<{ job: Job }>;
+  expect((await waitForJob(started.value.job.id)).status).toBe('succeeded');
+  expect(await entriesFor(started.value.job.id)).not.toContainEqual(expect.objectContaining({ kind: 'release' }));
 });

@@ -51,6 +51,58 @@ export function argumentsHash(args: Record<string, unknown>): string {
 export function createQuotesService(deps: { credits: CreditsService; now?: () => Date }) {
   const now = deps.now ?? (() => new Date());
 
+  type Redemption = { quoteId: string; operation: string; args: Record<string, unknown>; reference: string };
+
+  /**
+   * Redeems a quote inside the caller's transaction `tx`: the quote is locked, checked, marked used and its
+   * credits reserved under `reference` (the job they pay for), all committing or rolling back with `tx`.
+   */
+  async function redeemIn(tx: EntityManager, scope: WorkspaceScope, input: Redemption): Promise<CreditQuote> {
+    const hash = argumentsHash(input.args);
+    const found = await tx.findOne(
+      CreditQuote,
+      { id: input.quoteId, workspace: scope.workspaceId },
+      { lockMode: LockMode.PESSIMISTIC_WRITE },
+    );
+    if (!found) throw new NotFoundError('Quote', input.quoteId);
+    if (found.operation !== input.operation) {
+      throw new ValidationError(
+        `Quote ${found.id} is for ${found.operation}, not ${input.operation}; ask for a new quote by calling without quoteId`,
+      );
+    }
+    if (found.usedAt)
+      throw new ConflictError(
+        `Quote ${found.id} was already used; a quote pays for one call only. Call without quoteId for a new quote`,
+      );
+    if (found.expiresAt.getTime() <= now().getTime()) {
+      throw new ConflictError(
+        `Quote ${found.id} expired at ${found.expiresAt.toISOString()}; call without quoteId for a new quote`,
+      );
+    }
+    if (found.argumentsHash !== hash) {
+      throw new ValidationError(
+        `The arguments differ from the ones quote ${found.id} was made for; repeat the quoted call exactly, or call without quoteId for a new quote`,
+      );
+    }
+    found.usedAt = now();
+    found.reference = input.reference;
+    if (found.credits === 0) {
+      await tx.flush();
+      return found;
+    }
+    // The reservation's flush also writes the quote's use.
+    const { replayed } = await deps.credits.reserveIn(tx, {
+      workspaceId: scope.workspaceId,
+      amount: found.credits,
+      idempotencyKey: `quote:${found.id}`,
+      reference: input.reference,
+      description: `${found.operation} (quote ${found.id})`,
+      actor: scope.actor,
+    });
+    if (replayed) throw new ConflictError(`Quote ${found.id} was already used`);
+    return found;
+  }
+
   return {
     async quote(
       scope: WorkspaceScope,
@@ -86,62 +138,17 @@ export function createQuotesService(deps: { credits: CreditsService; now?: () =>
 
     /**
      * Redeems a quote for `operation` with these exact arguments and reserves its credits under `reference`
-     * (the job the credits pay for). Throws a clear error, spending nothing, when the quote is unknown, for
-     * another call, used, expired, or the balance does not cover it.
+     * (the job the credits pay for), in one transaction: the quote is marked used and its credits reserved
+     * together, or neither happens (an insufficient balance leaves the quote unused, so the same call works
+     * once credits are added). Throws a clear error, spending nothing, when the quote is unknown, for another
+     * call, used, expired, or the balance does not cover it.
      */
-    async redeem(
-      scope: WorkspaceScope,
-      input: { quoteId: string; operation: string; args: Record<string, unknown>; reference: string },
-    ): Promise<{ quote: CreditQuote; reserved: number }> {
-      const hash = argumentsHash(input.args);
-      // One transaction: the quote is marked used and its credits reserved together, or neither happens (an
-      // insufficient balance rolls the quote back to unused, so the same call works once credits are added).
-      const quote = await scope.em.fork().transactional(async (tx: EntityManager) => {
-        const found = await tx.findOne(
-          CreditQuote,
-          { id: input.quoteId, workspace: scope.workspaceId },
-          { lockMode: LockMode.PESSIMISTIC_WRITE },
-        );
-        if (!found) throw new NotFoundError('Quote', input.quoteId);
-        if (found.operation !== input.operation) {
-          throw new ValidationError(
-            `Quote ${found.id} is for ${found.operation}, not ${input.operation}; ask for a new quote by calling without quoteId`,
-          );
-        }
-        if (found.usedAt)
-          throw new ConflictError(
-            `Quote ${found.id} was already used; a quote pays for one call only. Call without quoteId for a new quote`,
-          );
-        if (found.expiresAt.getTime() <= now().getTime()) {
-          throw new ConflictError(
-            `Quote ${found.id} expired at ${found.expiresAt.toISOString()}; call without quoteId for a new quote`,
-          );
-        }
-        if (found.argumentsHash !== hash) {
-          throw new ValidationError(
-            `The arguments differ from the ones quote ${found.id} was made for; repeat the quoted call exactly, or call without quoteId for a new quote`,
-          );
-        }
-        found.usedAt = now();
-        found.reference = input.reference;
-        if (found.credits === 0) {
-          await tx.flush();
-          return found;
-        }
-        // The reservation's flush also writes the quote's use.
-        const { replayed } = await deps.credits.reserveIn(tx, {
-          workspaceId: scope.workspaceId,
-          amount: found.credits,
-          idempotencyKey: `quote:${found.id}`,
-          reference: input.reference,
-          description: `${found.operation} (quote ${found.id})`,
-          actor: scope.actor,
-        });
-        if (replayed) throw new ConflictError(`Quote ${found.id} was already used`);
-        return found;
-      });
+    async redeem(scope: WorkspaceScope, input: Redemption): Promise<{ quote: CreditQuote; reserved: number }> {
+      const quote = await scope.em.fork().transactional((tx) => redeemIn(tx, scope, input));
       return { quote, reserved: quote.credits };
     },
+
+    redeemIn,
   };
 }
 

@@ -13,7 +13,7 @@ import { CampaignId, ProductId, type CampaignsService } from '../campaigns/campa
 import type { CreditsService } from '../credits/credits.service.ts';
 import { GENERATION_STEPS, generationLines, type GenerationStep } from '../credits/price-list.ts';
 import type { QuotesService, QuoteView } from '../credits/quotes.service.ts';
-import { toJobView, type JobsService } from '../jobs/jobs.service.ts';
+import { toJobView, type JobsService, type StartJobRequest } from '../jobs/jobs.service.ts';
 import type { Job } from '../jobs/job.entity.ts';
 import type { JobStatus } from '../jobs/job-status.ts';
 import { newId } from '../shared/ids.ts';
@@ -22,6 +22,21 @@ import { parseInput } from '../shared/validate.ts';
 import { stepsFrom, type GenerationService } from './generation.service.ts';
 
 export const GENERATION_KIND = 'campaign_generation';
+
+/** Inside the start's transaction: the campaign already has a job, so this start rolls back. */
+class NotOurs extends Error {
+  readonly job: Job;
+  readonly campaignId: string;
+  readonly request: StartJobRequest;
+  readonly reused: boolean;
+  constructor(job: Job, campaignId: string, request: StartJobRequest, reused: boolean) {
+    super('the campaign already has a job');
+    this.job = job;
+    this.campaignId = campaignId;
+    this.request = request;
+    this.reused = reused;
+  }
+}
 
 const Common = {
   includeImages: z.boolean().optional(),
@@ -142,7 +157,7 @@ export function createGenerationLauncher(deps: {
       fromStep: GenerationStep;
       campaignId: string | null;
       /** Creates the campaign already generating (so it needs no `beginGeneration`); returns its id. */
-      createCampaign: (() => Promise<string>) | null;
+      createCampaign: ((scope: WorkspaceScope) => Promise<string>) | null;
       intent: string;
       includeImages: boolean;
       variantCount: number;
@@ -164,52 +179,74 @@ export function createGenerationLauncher(deps: {
       return { status: 'quote_required', quote: await quotes.quote(scope, input.operation, input.args, lines) };
 
     const jobId = newId('job');
-    await quotes.redeem(scope, {
-      quoteId: input.quoteId,
-      operation: input.operation,
-      args: input.args,
-      reference: jobId,
-    });
-    let campaignId = input.campaignId;
-    let begun = false;
-    try {
-      if (campaignId) await generation.beginGeneration(scope, campaignId);
-      else campaignId = await input.createCampaign!();
-      begun = true;
-      const steps = stepsFrom(input.fromStep, input.includeImages);
-      const prices = Object.fromEntries(lines.map((line) => [line.step, line.credits]));
-      const { job, reused } = await jobs.start(scope, {
-        jobId,
-        kind: GENERATION_KIND,
-        workflowType: 'campaignGenerationWorkflow',
-        businessKey: campaignId,
-        subjectId: campaignId,
+    const request = (campaignId: string): StartJobRequest => ({
+      jobId,
+      kind: GENERATION_KIND,
+      workflowType: 'campaignGenerationWorkflow',
+      businessKey: campaignId,
+      subjectId: campaignId,
+      campaignId,
+      input: {
         campaignId,
-        input: {
-          campaignId,
-          mode: input.mode,
-          fromStep: input.fromStep,
-          steps,
-          prices,
-          intent: input.intent,
-          includeImages: input.includeImages,
-          variantCount: input.variantCount,
-          channels: input.channels,
-          style: input.style,
-          sourceJobId: input.sourceJobId,
-          actor: scope.actor,
-        },
-        summary: `${input.mode === 'start' ? 'Generate' : `Regenerate from ${input.fromStep}`} campaign ${campaignId}`,
+        mode: input.mode,
+        fromStep: input.fromStep,
+        steps: stepsFrom(input.fromStep, input.includeImages),
+        prices: Object.fromEntries(lines.map((line) => [line.step, line.credits])),
+        intent: input.intent,
+        includeImages: input.includeImages,
+        variantCount: input.variantCount,
+        channels: input.channels,
+        style: input.style,
+        sourceJobId: input.sourceJobId,
+        actor: scope.actor,
+      },
+      summary: `${input.mode === 'start' ? 'Generate' : `Regenerate from ${input.fromStep}`} campaign ${campaignId}`,
+    });
+
+    // One transaction: the quote is redeemed, the campaign created or moved to `generating`, and the job row
+    // written, or none of it happens. An active job found on the campaign rolls it all back: nothing is spent.
+    let prepared: { job: Job; campaignId: string; request: StartJobRequest };
+    try {
+      prepared = await scope.em.fork().transactional(async (tx) => {
+        const txScope: WorkspaceScope = { ...scope, em: tx };
+        await quotes.redeemIn(tx, txScope, {
+          quoteId: input.quoteId!,
+          operation: input.operation,
+          args: input.args,
+          reference: jobId,
+        });
+        let campaignId = input.campaignId;
+        if (campaignId) await generation.beginGeneration(txScope, campaignId);
+        else campaignId = await input.createCampaign!(txScope);
+        const jobRequest = request(campaignId);
+        const decision = await jobs.prepare(tx, txScope, jobRequest);
+        if (decision.job.id !== jobId) throw new NotOurs(decision.job, campaignId, jobRequest, decision.reused);
+        return { job: decision.job, campaignId, request: jobRequest };
       });
+    } catch (error) {
+      if (!(error instanceof NotOurs)) throw error;
+      // The campaign has a job already: running, or left by a starter that died before starting its workflow
+      // (which is launched now, under its own id and credits).
+      const job = error.reused
+        ? error.job
+        : (await jobs.launch(scope, error.job, { ...error.request, input: error.job.input })).job;
+      return { status: 'already_running', job, campaignId: error.campaignId };
+    }
+
+    try {
+      const { job, reused } = await jobs.launch(scope, prepared.job, prepared.request);
       if (reused) {
         await refund(scope, jobId);
-        return { status: 'already_running', job, campaignId };
+        return { status: 'already_running', job, campaignId: prepared.campaignId };
       }
-      return { status: 'started', job, campaignId };
+      return { status: 'started', job, campaignId: prepared.campaignId };
     } catch (error) {
       await refund(scope, jobId);
-      if (begun && campaignId)
-        await generation.endGeneration(scope.em, { workspaceId: scope.workspaceId, campaignId, outcome: 'failed' });
+      await generation.endGeneration(scope.em, {
+        workspaceId: scope.workspaceId,
+        campaignId: prepared.campaignId,
+        outcome: 'failed',
+      });
       throw error;
     }
   }
@@ -241,10 +278,10 @@ export function createGenerationLauncher(deps: {
         campaignId: args.campaignId ?? null,
         createCampaign: args.campaignId
           ? null
-          : async () =>
+          : async (txScope) =>
               (
                 await campaigns.create(
-                  scope,
+                  txScope,
                   {
                     name: args.name ?? args.intent.slice(0, 80),
                     objective: args.intent,

@@ -112,84 +112,104 @@ export function createJobsService(deps: { launcher: JobLauncher }) {
     );
   }
 
+  /**
+   * The first half of a start, inside the caller's transaction `tx`: under the key's advisory lock, the job
+   * still active on the key (`reused`; or, when its starter died before starting the workflow, that job with
+   * `reused: false`, for `launch` to finish), else a new `queued` row.
+   */
+  async function prepare(
+    tx: EntityManager,
+    scope: WorkspaceScope,
+    request: StartJobRequest,
+  ): Promise<{ job: Job; reused: boolean }> {
+    const workflowId = workflowIdFor(request.kind, scope.workspaceId, request.businessKey);
+    await tx
+      .getConnection()
+      .execute('select pg_advisory_xact_lock(hashtext(?))', [`job:${workflowId}`], 'all', tx.getTransactionContext());
+    const active = await findActive(tx, scope.workspaceId, workflowId);
+    if (active && !(await reconcile(tx, active))) {
+      // A row without a run id means its starter died between writing the row and starting the
+      // workflow; starting again under the same job id completes what it began.
+      return { job: active, reused: active.runId !== null };
+    }
+    const job = tx.create(Job, {
+      id: request.jobId ?? newId('job'),
+      workspace: scope.workspaceId,
+      kind: request.kind,
+      status: 'queued',
+      workflowId,
+      runId: null,
+      subjectId: request.subjectId ?? null,
+      input: request.input,
+      progress: { fraction: 0 },
+      result: null,
+      error: null,
+      createdBy: scope.actor,
+    });
+    await tx.flush();
+    return { job, reused: false };
+  }
+
+  /**
+   * The second half, after `prepare` committed: starts the workflow and binds the row to its run. `reused`
+   * when another starter bound the row to a different run first (that run is the job).
+   */
+  async function launch(
+    scope: WorkspaceScope,
+    job: Job,
+    request: StartJobRequest,
+  ): Promise<{ job: Job; reused: boolean }> {
+    for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt += 1) {
+      const { runId } = await launcher.start({
+        workflowType: request.workflowType,
+        workflowId: job.workflowId,
+        input: { ...request.input, jobId: job.id, workspaceId: scope.workspaceId },
+        workspaceId: scope.workspaceId,
+        kind: request.kind,
+        campaignId: request.campaignId ?? null,
+        summary: request.summary,
+      });
+      try {
+        const em = scope.em.fork();
+        const claimedAt = new Date();
+        const claimed = await em.nativeUpdate(
+          Job,
+          { id: job.id, $or: [{ runId: null }, { runId }] },
+          { runId, updatedAt: claimedAt },
+        );
+        if (claimed === 1) {
+          // The row as written, bound to its run (not read back: the caller reports the job as started).
+          job.runId = runId;
+          job.updatedAt = claimedAt;
+          return { job, reused: false };
+        }
+        // Another starter already bound this row to a different run: that run is the job.
+        const fresh = await em.findOneOrFail(Job, { id: job.id });
+        return { job: fresh, reused: true };
+      } catch (error) {
+        if (!(error instanceof UniqueConstraintViolationException)) throw error;
+        // The run belongs to the previous job on this key and is about to close; try again shortly.
+        await sleep(CLAIM_BACKOFF_MS);
+      }
+    }
+    throw new UnavailableError(
+      `The previous job on ${job.workflowId} has not finished closing; retry in a few seconds (job ${job.id} is queued)`,
+    );
+  }
+
   return {
     /**
      * Starts a job, or returns the active job on the same business key. `reused` tells which happened.
      */
     async start(scope: WorkspaceScope, request: StartJobRequest): Promise<{ job: Job; reused: boolean }> {
-      const workflowId = workflowIdFor(request.kind, scope.workspaceId, request.businessKey);
-      const decision = await scope.em.fork().transactional(async (tx) => {
-        await tx
-          .getConnection()
-          .execute(
-            'select pg_advisory_xact_lock(hashtext(?))',
-            [`job:${workflowId}`],
-            'all',
-            tx.getTransactionContext(),
-          );
-        const active = await findActive(tx, scope.workspaceId, workflowId);
-        if (active && !(await reconcile(tx, active))) {
-          // A row without a run id means its starter died between writing the row and starting the
-          // workflow; starting again under the same job id completes what it began.
-          return { job: active, reused: active.runId !== null };
-        }
-        const job = tx.create(Job, {
-          id: request.jobId ?? newId('job'),
-          workspace: scope.workspaceId,
-          kind: request.kind,
-          status: 'queued',
-          workflowId,
-          runId: null,
-          subjectId: request.subjectId ?? null,
-          input: request.input,
-          progress: { fraction: 0 },
-          result: null,
-          error: null,
-          createdBy: scope.actor,
-        });
-        await tx.flush();
-        return { job, reused: false };
-      });
+      const decision = await scope.em.fork().transactional((tx) => prepare(tx, scope, request));
       if (decision.reused) return decision;
-
-      const job = decision.job;
-      for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt += 1) {
-        const { runId } = await launcher.start({
-          workflowType: request.workflowType,
-          workflowId,
-          input: { ...request.input, jobId: job.id, workspaceId: scope.workspaceId },
-          workspaceId: scope.workspaceId,
-          kind: request.kind,
-          campaignId: request.campaignId ?? null,
-          summary: request.summary,
-        });
-        try {
-          const em = scope.em.fork();
-          const claimedAt = new Date();
-          const claimed = await em.nativeUpdate(
-            Job,
-            { id: job.id, $or: [{ runId: null }, { runId }] },
-            { runId, updatedAt: claimedAt },
-          );
-          if (claimed === 1) {
-            // The row as written, bound to its run (not read back: the caller reports the job as started).
-            job.runId = runId;
-            job.updatedAt = claimedAt;
-            return { job, reused: false };
-          }
-          // Another starter already bound this row to a different run: that run is the job.
-          const fresh = await em.findOneOrFail(Job, { id: job.id });
-          return { job: fresh, reused: true };
-        } catch (error) {
-          if (!(error instanceof UniqueConstraintViolationException)) throw error;
-          // The run belongs to the previous job on this key and is about to close; try again shortly.
-          await sleep(CLAIM_BACKOFF_MS);
-        }
-      }
-      throw new UnavailableError(
-        `The previous job on ${workflowId} has not finished closing; retry in a few seconds (job ${job.id} is queued)`,
-      );
+      return launch(scope, decision.job, request);
     },
+
+    /** `start` in two halves, for callers that write their own rows in the same transaction as the job's. */
+    prepare,
+    launch,
 
     /** Reads a job of the caller's workspace; another workspace's job id is "not found". */
     async get(scope: WorkspaceScope, jobId: string): Promise<Job> {
