@@ -6,8 +6,8 @@
  * in production; markdown requests also record their server-side impression.
  *
  * BENCH_ONLY=<text> runs only the cases whose label contains it (e.g. `markdown`). BENCH_PROFILE=1 then
- * records a CPU profile of the app serving the markdown twin and prints where its time went (the file stays
- * in .data/bench).
+ * records a CPU profile of the app serving the first such case (the markdown twin when BENCH_ONLY is unset)
+ * and prints where its time went (the file stays in .data/bench).
  */
 import path from 'node:path';
 import { freePort, startBenchStack } from './support/stack.ts';
@@ -81,7 +81,7 @@ try {
   console.log(`\n${verdicts.join('\n')}`);
 
   if (profileFile) {
-    const profiled = cases.find((c) => c.accept === 'text/markdown')!;
+    const profiled = cases.find((c) => (only ? c.label.includes(only) : c.accept === 'text/markdown'))!;
     const started = server.nextLine('{"profiling":true');
     server.child.kill('SIGUSR2');
     await started;
