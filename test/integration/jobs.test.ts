@@ -1,14 +1,19 @@
 /**
  * The job mechanism end to end on the real Temporal server with a real worker: a Job row plus a workflow under
  * a business id; a repeated start returns the running job; status reads come from the row; cancellation;
- * a later start on the same key after the first job ended creates a new job.
+ * a later start on the same key after the first job ended creates a new job; a job whose workflow could not be
+ * started is failed, not left queued.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Client, Connection } from '@temporalio/client';
 import { Job, JobStep } from '../../src/domain/jobs/job.entity.ts';
 import type { WorkspaceScope } from '../../src/domain/shared/scope.ts';
 import { isTerminalJobStatus } from '../../src/domain/jobs/job-status.ts';
+import { createJobsService } from '../../src/domain/jobs/jobs.service.ts';
+import { createTemporalJobLauncher } from '../../src/temporal/temporal-job-launcher.ts';
 import { JobKindKey, WorkspaceIdKey } from '../../src/temporal/search-attributes.ts';
 import { createTenant, type Tenant } from '../support/factories.ts';
+import { freePort } from '../support/global-setup.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 
 let platform: TestPlatform;
@@ -128,4 +133,37 @@ it("answers another workspace's job id exactly like a missing one", async () => 
   await expect(platform.container.services.jobs.requestCancel(scope(other.workspaceId), job.id)).rejects.toMatchObject({
     code: 'not_found',
   });
+});
+
+it('marks a job failed when its workflow cannot be started, so the next start on its key is a new job', async () => {
+  // A Temporal client for a port nothing listens on: the start fails as it would with the server down.
+  const unreachable = new Client({
+    // No gRPC retry interceptor: the start fails at once instead of after the client's retries.
+    connection: Connection.lazy({ address: `127.0.0.1:${await freePort()}`, connectTimeout: '1s', interceptors: [] }),
+    namespace: 'default',
+  });
+  const offline = createJobsService({ launcher: createTemporalJobLauncher(unreachable, 'nowhere') });
+  const request = {
+    kind: 'selftest',
+    workflowType: 'selftestWorkflow',
+    businessKey: 'temporal-down',
+    input: { steps: 1, stepMs: 10 },
+    summary: 'test temporal-down',
+  };
+  await expect(offline.start(scope(), request)).rejects.toThrow();
+  const [abandoned] = await platform.container.orm.em.fork().find(Job, {
+    workspace: tenant.workspaceId,
+    kind: 'selftest',
+    subjectId: null,
+    workflowId: { $like: '%temporal-down' },
+  });
+  expect(abandoned).toMatchObject({ status: 'failed', runId: null, error: { code: 'start_failed' } });
+  expect(abandoned!.finishedAt).toBeInstanceOf(Date);
+
+  // With Temporal reachable again, the key is free: a new job starts and runs.
+  const again = await platform.container.services.jobs.start(scope(), request);
+  expect(again.reused).toBe(false);
+  expect(again.job.id).not.toBe(abandoned!.id);
+  expect((await waitForJob(again.job.id, (j) => isTerminalJobStatus(j.status))).status).toBe('succeeded');
+  await unreachable.connection.close();
 });

@@ -152,9 +152,35 @@ export function createJobsService(deps: { launcher: JobLauncher }) {
 
   /**
    * The second half, after `prepare` committed: starts the workflow and binds the row to its run. `reused`
-   * when another starter bound the row to a different run first (that run is the job).
+   * when another starter bound the row to a different run first (that run is the job). When no workflow can
+   * be started (Temporal unreachable), the row is marked failed before the error is rethrown: left `queued`,
+   * it would stand in for a job that never runs, and every later start on its key would return it.
    */
   async function launch(
+    scope: WorkspaceScope,
+    job: Job,
+    request: StartJobRequest,
+  ): Promise<{ job: Job; reused: boolean }> {
+    try {
+      return await startAndClaim(scope, job, request);
+    } catch (error) {
+      const failedAt = new Date();
+      const abandoned = await scope.em.fork().nativeUpdate(
+        Job,
+        { id: job.id, runId: null, status: 'queued' },
+        {
+          status: 'failed',
+          error: { code: 'start_failed', message: 'The job could not be started; nothing was charged. Try again.' },
+          finishedAt: failedAt,
+          updatedAt: failedAt,
+        },
+      );
+      if (abandoned === 1) Object.assign(job, { status: 'failed', finishedAt: failedAt });
+      throw error;
+    }
+  }
+
+  async function startAndClaim(
     scope: WorkspaceScope,
     job: Job,
     request: StartJobRequest,
@@ -193,7 +219,7 @@ export function createJobsService(deps: { launcher: JobLauncher }) {
       }
     }
     throw new UnavailableError(
-      `The previous job on ${job.workflowId} has not finished closing; retry in a few seconds (job ${job.id} is queued)`,
+      `The previous job on ${job.workflowId} has not finished closing; retry in a few seconds`,
     );
   }
 
