@@ -55,6 +55,7 @@ describe('histories recorded before bookkeeping became local activities', () => 
   it.each([
     ['campaign generation', 'campaign-generation-before-local-bookkeeping.binpb'],
     ['self-test job', 'selftest-before-local-bookkeeping.binpb'],
+    ['still render', 'render-before-local-bookkeeping.binpb'],
   ])('%s: replays on the current workflows', async (_label, file) => {
     const history = await fixture(file);
     // The recording really is from before: its bookkeeping was scheduled on the task queue.
