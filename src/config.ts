@@ -214,7 +214,7 @@ export interface Config {
     namespace: string;
     taskQueue: string;
     cliPath: string | undefined;
-    /** Where `scripts/install-temporal.ts` builds and caches the Temporal CLI. */
+    /** Where `npm run tools:install` (and first use) builds and caches the Go tools: the Temporal CLI, the S3 gateway. */
     toolsDir: string;
     devPort: number;
     uiPort: number;
