@@ -39,6 +39,15 @@ function slowSink(writeMs: number, failFirst = 0): SiteEventSink & { batches: st
 
 const ids = (n: number) => Array.from({ length: n }, (_, i) => `evt-${i}`);
 
+/** Waits until `check` holds (timers may run late on a loaded machine), failing after `timeoutMs`. */
+async function eventually(check: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(5);
+  }
+}
+
 it('writes full batches under steady traffic instead of a few events per write', async () => {
   const inner = slowSink(5);
   const flushMs = 30;
@@ -63,7 +72,7 @@ it('writes a partial batch after flushMs, and on close whatever is left', async 
   const sink = createBufferedSink(inner, { log, flushMs: 20, maxBatch: 100 });
   await sink.record([event(0), event(1), event(2)]);
   expect(inner.batches).toEqual([]);
-  await sleep(60);
+  await eventually(() => inner.batches.length > 0, 'the timed flush');
   expect(inner.batches).toEqual([['evt-0', 'evt-1', 'evt-2']]);
   await sink.record([event(3)]);
   await sink.close();
@@ -83,7 +92,7 @@ it('keeps events through failed writes and writes each once when the database is
   const inner = slowSink(1, 2);
   const sink = createBufferedSink(inner, { log, flushMs: 10, maxBatch: 5 });
   await sink.record([0, 1, 2, 3, 4, 5, 6].map(event));
-  await sleep(100);
+  await eventually(() => inner.batches.flat().length >= 7, 'the retried writes');
   expect(inner.batches.flat()).toEqual(ids(7));
   await sink.close();
   expect(inner.batches.flat()).toEqual(ids(7));
