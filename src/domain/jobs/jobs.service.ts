@@ -151,50 +151,50 @@ export function createJobsService(deps: { launcher: JobLauncher }) {
   }
 
   /**
+   * Fails a row whose workflow was never started (still `queued`, bound to no run): left as it is, it would
+   * stand in for a job that never runs, and every later start on its key would return it.
+   */
+  async function abandon(scope: WorkspaceScope, job: Job): Promise<void> {
+    const failedAt = new Date();
+    await scope.em.fork().nativeUpdate(
+      Job,
+      { id: job.id, runId: null, status: 'queued' },
+      {
+        status: 'failed',
+        error: { code: 'start_failed', message: 'The job could not be started; try again.' },
+        finishedAt: failedAt,
+        updatedAt: failedAt,
+      },
+    );
+  }
+
+  /**
    * The second half, after `prepare` committed: starts the workflow and binds the row to its run. `reused`
-   * when another starter bound the row to a different run first (that run is the job). When no workflow can
-   * be started (Temporal unreachable), the row is marked failed before the error is rethrown: left `queued`,
-   * it would stand in for a job that never runs, and every later start on its key would return it.
+   * when another starter bound the row to a different run first (that run is the job). When no workflow was
+   * started for the row (Temporal unreachable, or the key's previous run never closed), the row is failed
+   * before the error is rethrown.
    */
   async function launch(
     scope: WorkspaceScope,
     job: Job,
     request: StartJobRequest,
   ): Promise<{ job: Job; reused: boolean }> {
-    try {
-      return await startAndClaim(scope, job, request);
-    } catch (error) {
-      const failedAt = new Date();
-      const abandoned = await scope.em.fork().nativeUpdate(
-        Job,
-        { id: job.id, runId: null, status: 'queued' },
-        {
-          status: 'failed',
-          error: { code: 'start_failed', message: 'The job could not be started; nothing was charged. Try again.' },
-          finishedAt: failedAt,
-          updatedAt: failedAt,
-        },
-      );
-      if (abandoned === 1) Object.assign(job, { status: 'failed', finishedAt: failedAt });
-      throw error;
-    }
-  }
-
-  async function startAndClaim(
-    scope: WorkspaceScope,
-    job: Job,
-    request: StartJobRequest,
-  ): Promise<{ job: Job; reused: boolean }> {
     for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt += 1) {
-      const { runId } = await launcher.start({
-        workflowType: request.workflowType,
-        workflowId: job.workflowId,
-        input: { ...request.input, jobId: job.id, workspaceId: scope.workspaceId },
-        workspaceId: scope.workspaceId,
-        kind: request.kind,
-        campaignId: request.campaignId ?? null,
-        summary: request.summary,
-      });
+      let runId: string;
+      try {
+        ({ runId } = await launcher.start({
+          workflowType: request.workflowType,
+          workflowId: job.workflowId,
+          input: { ...request.input, jobId: job.id, workspaceId: scope.workspaceId },
+          workspaceId: scope.workspaceId,
+          kind: request.kind,
+          campaignId: request.campaignId ?? null,
+          summary: request.summary,
+        }));
+      } catch (error) {
+        await abandon(scope, job);
+        throw error;
+      }
       try {
         const em = scope.em.fork();
         const claimedAt = new Date();
@@ -218,6 +218,8 @@ export function createJobsService(deps: { launcher: JobLauncher }) {
         await sleep(CLAIM_BACKOFF_MS);
       }
     }
+    // Every start answered with the previous job's run: none was started for this row.
+    await abandon(scope, job);
     throw new UnavailableError(
       `The previous job on ${job.workflowId} has not finished closing; retry in a few seconds`,
     );
