@@ -24,17 +24,13 @@ import { stepsFrom, type GenerationService } from './generation.service.ts';
 export const GENERATION_KIND = 'campaign_generation';
 
 /** Inside the start's transaction: the campaign already has a job, so this start rolls back. */
-class NotOurs extends Error {
-  readonly job: Job;
+class CampaignHasJob extends Error {
+  readonly found: { job: Job; reused: boolean };
   readonly campaignId: string;
-  readonly request: StartJobRequest;
-  readonly reused: boolean;
-  constructor(job: Job, campaignId: string, request: StartJobRequest, reused: boolean) {
+  constructor(found: { job: Job; reused: boolean }, campaignId: string) {
     super('the campaign already has a job');
-    this.job = job;
+    this.found = found;
     this.campaignId = campaignId;
-    this.request = request;
-    this.reused = reused;
   }
 }
 
@@ -147,6 +143,20 @@ export function createGenerationLauncher(deps: {
     });
   }
 
+  /**
+   * Starts a prepared generation's workflow; when it cannot start, the job's credits are returned and the
+   * campaign goes back to where it was before the error is rethrown.
+   */
+  async function launchOrUndo(scope: WorkspaceScope, job: Job, request: StartJobRequest, campaignId: string) {
+    try {
+      return await jobs.launch(scope, job, request);
+    } catch (error) {
+      await refund(scope, job.id);
+      await generation.endGeneration(scope.em, { workspaceId: scope.workspaceId, campaignId, outcome: 'failed' });
+      throw error;
+    }
+  }
+
   async function launch(
     scope: WorkspaceScope,
     input: {
@@ -205,7 +215,7 @@ export function createGenerationLauncher(deps: {
 
     // One transaction: the quote is redeemed, the campaign created or moved to `generating`, and the job row
     // written, or none of it happens. An active job found on the campaign rolls it all back: nothing is spent.
-    let prepared: { job: Job; campaignId: string; request: StartJobRequest };
+    let prepared: { job: Job; campaignId: string };
     try {
       prepared = await scope.em.fork().transactional(async (tx) => {
         const txScope: WorkspaceScope = { ...scope, em: tx };
@@ -218,37 +228,27 @@ export function createGenerationLauncher(deps: {
         let campaignId = input.campaignId;
         if (campaignId) await generation.beginGeneration(txScope, campaignId);
         else campaignId = await input.createCampaign!(txScope);
-        const jobRequest = request(campaignId);
-        const decision = await jobs.prepare(tx, txScope, jobRequest);
-        if (decision.job.id !== jobId) throw new NotOurs(decision.job, campaignId, jobRequest, decision.reused);
-        return { job: decision.job, campaignId, request: jobRequest };
+        const decision = await jobs.prepare(tx, txScope, request(campaignId));
+        if (decision.job.id !== jobId) throw new CampaignHasJob(decision, campaignId);
+        return { job: decision.job, campaignId };
       });
     } catch (error) {
-      if (!(error instanceof NotOurs)) throw error;
-      // The campaign has a job already: running, or left by a starter that died before starting its workflow
-      // (which is launched now, under its own id and credits).
-      const job = error.reused
-        ? error.job
-        : (await jobs.launch(scope, error.job, { ...error.request, input: error.job.input })).job;
-      return { status: 'already_running', job, campaignId: error.campaignId };
+      if (!(error instanceof CampaignHasJob)) throw error;
+      // Running, or left by a starter that died before starting its workflow: that job is launched now, with
+      // its own stored input and credits.
+      const { found, campaignId } = error;
+      const job = found.reused
+        ? found.job
+        : (await launchOrUndo(scope, found.job, { ...request(campaignId), input: found.job.input }, campaignId)).job;
+      return { status: 'already_running', job, campaignId };
     }
 
-    try {
-      const { job, reused } = await jobs.launch(scope, prepared.job, prepared.request);
-      if (reused) {
-        await refund(scope, jobId);
-        return { status: 'already_running', job, campaignId: prepared.campaignId };
-      }
-      return { status: 'started', job, campaignId: prepared.campaignId };
-    } catch (error) {
+    const { job, reused } = await launchOrUndo(scope, prepared.job, request(prepared.campaignId), prepared.campaignId);
+    if (reused) {
       await refund(scope, jobId);
-      await generation.endGeneration(scope.em, {
-        workspaceId: scope.workspaceId,
-        campaignId: prepared.campaignId,
-        outcome: 'failed',
-      });
-      throw error;
+      return { status: 'already_running', job, campaignId: prepared.campaignId };
     }
+    return { status: 'started', job, campaignId: prepared.campaignId };
   }
 
   return {
