@@ -96,7 +96,8 @@ export function createCreditsService() {
     return entry.kind === kind && entry.workspace.id === workspaceId && entry.amount === amount;
   }
 
-  type PostingCheck = (tx: EntityManager, amount: number) => Promise<void>;
+  /** Runs under the posting's lock, before the insert; throws to refuse the posting. */
+  type PostingCheck = (tx: EntityManager, posting: Posting) => Promise<void>;
 
   /**
    * Posts one entry inside the caller's transaction `tx`, under the lock of the balance it draws from.
@@ -128,7 +129,7 @@ export function createCreditsService() {
       return { entry: previous, replayed: true };
     }
     if (!(await tx.count(Workspace, { id: data.workspaceId }))) throw new NotFoundError('Workspace', data.workspaceId);
-    if (check) await check(tx, data.amount);
+    if (check) await check(tx, data);
     const route = ROUTES[kind];
     const entry = tx.create(CreditLedgerEntry, {
       workspace: data.workspaceId,
@@ -158,12 +159,21 @@ export function createCreditsService() {
   }
 
   /** For postings out of `available`: runs under the workspace lock, so the balance it reads stays true. */
-  function requireAvailable(workspaceId: string): PostingCheck {
-    return async (tx, amount) => {
-      const { available } = await balanceIn(tx, workspaceId);
-      if (available < amount) throw new InsufficientCreditsError(amount, available);
+  const requireAvailable: PostingCheck = async (tx, posting) => {
+    const { available } = await balanceIn(tx, posting.workspaceId);
+    if (available < posting.amount) throw new InsufficientCreditsError(posting.amount, available);
+  };
+
+  /** For postings out of `held`: runs under the job's lock; never more than is still held for it. */
+  const requireHeld =
+    (kind: 'capture' | 'release'): PostingCheck =>
+    async (tx, posting) => {
+      const held = await heldFor(tx, posting.workspaceId, posting.reference!);
+      if (held < posting.amount)
+        throw new ConflictError(
+          `Cannot ${kind} ${posting.amount} credits: only ${held} are held for ${posting.reference}`,
+        );
     };
-  }
 
   return {
     balance: (em: EntityManager, workspaceId: string) => balanceIn(em, workspaceId),
@@ -181,37 +191,29 @@ export function createCreditsService() {
     grant: (em: EntityManager, input: PostingInput) => post(em, 'grant', input),
 
     /** Operator revoke: takes available credits back out; never below zero. */
-    revoke: (em: EntityManager, input: PostingInput) => post(em, 'revoke', input, requireAvailable(input.workspaceId)),
+    revoke: (em: EntityManager, input: PostingInput) => post(em, 'revoke', input, requireAvailable),
 
     /** A one-shot paid call. */
-    spend: (em: EntityManager, input: PostingInput) => post(em, 'spend', input, requireAvailable(input.workspaceId)),
+    spend: (em: EntityManager, input: PostingInput) => post(em, 'spend', input, requireAvailable),
 
     /** Holds credits for a job at its start; refused when the balance does not cover it. */
     reserve: (em: EntityManager, input: PostingInput & { reference: string }) =>
-      post(em, 'reserve', input, requireAvailable(input.workspaceId)),
+      post(em, 'reserve', input, requireAvailable),
 
     /** `reserve` inside the caller's transaction (a quote's redemption and its reservation commit together). */
     reserveIn: (tx: EntityManager, input: PostingInput & { reference: string }) =>
-      postIn(tx, 'reserve', parseInput(PostingSchema, input, 'reserve posting'), requireAvailable(input.workspaceId)),
+      postIn(tx, 'reserve', parseInput(PostingSchema, input, 'reserve posting'), requireAvailable),
 
     /** Turns held credits into spent ones as a step completes; never more than is still held. */
     capture: (em: EntityManager, input: PostingInput & { reference: string }) =>
-      post(em, 'capture', input, async (tx, amount) => {
-        const held = await heldFor(tx, input.workspaceId, input.reference);
-        if (held < amount)
-          throw new ConflictError(`Cannot capture ${amount} credits: only ${held} are held for ${input.reference}`);
-      }),
+      post(em, 'capture', input, requireHeld('capture')),
 
     /**
      * Returns part of what is held for a reference (a reservation that turned out not to be needed, e.g. a
      * revision the workflow refused); never more than is still held.
      */
     release: (em: EntityManager, input: PostingInput & { reference: string }) =>
-      post(em, 'release', input, async (tx, amount) => {
-        const held = await heldFor(tx, input.workspaceId, input.reference);
-        if (held < amount)
-          throw new ConflictError(`Cannot release ${amount} credits: only ${held} are held for ${input.reference}`);
-      }),
+      post(em, 'release', input, requireHeld('release')),
 
     /**
      * Returns whatever is still held for a reference to the available balance. Idempotent, and a no-op when
