@@ -5,7 +5,7 @@
  * activity runs in the worker inside the workflow task and is recorded as one marker, where a regular
  * activity costs three history events and another workflow-task round trip through the server. With a dozen
  * such calls per generation that was most of the Temporal server's work, and what new starts queued behind
- * (see the README, "Benchmarks").
+ * (README, "Long jobs", has the `bench:jobs` figures).
  *
  * The creative work (steps, renders, imports) stays in regular activities: it is long, heartbeats, and must
  * survive its worker.
@@ -24,7 +24,7 @@ const OPTIONS = {
 const local = proxyLocalActivities<Activities>(OPTIONS);
 const scheduled = proxyActivities<Activities>(OPTIONS);
 
-export const LOCAL_BOOKKEEPING_PATCH = 'local-bookkeeping';
+const LOCAL_BOOKKEEPING_PATCH = 'local-bookkeeping';
 
 /** The bookkeeping activities; call it first thing in a workflow function, before any other command. */
 export function bookkeepingActivities(): typeof local {

@@ -75,19 +75,14 @@ export default async function globalSetup(): Promise<void> {
 
   // Temporal
   let temporalAddress = process.env.TEMPORAL_ADDRESS;
-  const temporalCli = await locateTemporalCli({
-    cliPath: process.env.TEMPORAL_CLI_PATH,
+  const goTools = {
     toolsDir: path.resolve(ROOT, process.env.TOOLS_DIR ?? '.tools'),
     searchPath: process.env.PATH,
-    onLog: (line) => process.stdout.write(`[global-setup] ${line}\n`),
-  });
+    onLog: (line: string) => process.stdout.write(`[global-setup] ${line}\n`),
+  };
+  const temporalCli = await locateTemporalCli({ ...goTools, cliPath: process.env.TEMPORAL_CLI_PATH });
   // A real S3-compatible server for the S3 media store's tests (each test file starts its own).
-  process.env.TEST_S3_GATEWAY = await locateS3Gateway({
-    explicitPath: process.env.S3_GATEWAY_PATH,
-    toolsDir: path.resolve(ROOT, process.env.TOOLS_DIR ?? '.tools'),
-    searchPath: process.env.PATH,
-    onLog: (line) => process.stdout.write(`[global-setup] ${line}\n`),
-  });
+  process.env.TEST_S3_GATEWAY = await locateS3Gateway({ ...goTools, explicitPath: process.env.S3_GATEWAY_PATH });
   if (!temporalAddress) {
     const temporal = await startTemporalDevServer({
       cliPath: temporalCli,
