@@ -51,7 +51,11 @@ export type PostingInput = z.input<typeof PostingSchema>;
 type Posting = z.output<typeof PostingSchema>;
 
 /** The advisory lock a posting takes: the balance it draws from (see the file comment). */
-function lockKey(kind: CreditEntryKind, workspaceId: string, reference: string | null | undefined): string {
+export function creditLockKey(
+  kind: CreditEntryKind,
+  workspaceId: string,
+  reference: string | null | undefined,
+): string {
   if (ROUTES[kind].from === 'held') {
     if (!reference) throw new Error(`A ${kind} posting needs the reference it draws from`);
     return `credits:${workspaceId}:held:${reference}`;
@@ -115,7 +119,7 @@ export function createCreditsService() {
       .getConnection()
       .execute(
         'select pg_advisory_xact_lock(hashtext(?))',
-        [lockKey(kind, data.workspaceId, data.reference)],
+        [creditLockKey(kind, data.workspaceId, data.reference)],
         'all',
         tx.getTransactionContext(),
       );
