@@ -12,9 +12,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { temporal as TemporalProto } from '@temporalio/proto';
 import pg from 'pg';
 import { CreditLedgerEntry } from '../../src/domain/credits/credit-ledger-entry.entity.ts';
+import { creditLockKey } from '../../src/domain/credits/credits.service.ts';
 import { Job } from '../../src/domain/jobs/job.entity.ts';
 import { isTerminalJobStatus } from '../../src/domain/jobs/job-status.ts';
 import type { RenderOutput } from '../../src/domain/renders/render.types.ts';
@@ -26,6 +26,7 @@ import { freePort } from '../support/global-setup.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { seedWorkspace } from '../support/seed.ts';
 import { spawnWorker, type WorkerProcess } from '../support/worker-process.ts';
+import { localActivityMarkers } from '../support/workflow-history.ts';
 
 const { temporal: proto } = (await import('@temporalio/proto')).default;
 const EventType = proto.api.enums.v1.EventType;
@@ -230,7 +231,7 @@ describe('a campaign generation whose Temporal server is killed mid-job', () => 
       // Every capture for this job waits for this lock (postings out of `held` lock the job they pay for):
       // holding it parks the workflow, deterministically, in the capture of its first step — the step's work
       // done, its capture not yet posted.
-      const lockKey = `credits:${tenant.workspaceId}:held:${jobId}`;
+      const lockKey = creditLockKey('capture', tenant.workspaceId, jobId);
       const blocker = new pg.Client({ connectionString: platform.config.database.url });
       await blocker.connect();
       let worker: WorkerProcess;
@@ -305,31 +306,13 @@ describe('a campaign generation whose Temporal server is killed mid-job', () => 
       // Bookkeeping runs as local activities, recorded as markers when a workflow task completes. The brief's
       // capture was parked at the crash: its workflow task could not complete while the server was down, so it
       // ran again (the posting replayed by its idempotency key) and was recorded only after the restart.
-      const captureMarkers = localActivities(events).filter((activity) => activity.type === 'captureJobCredits');
+      const captureMarkers = localActivityMarkers(events).filter((activity) => activity.type === 'captureJobCredits');
       expect(captureMarkers).toHaveLength(Object.keys(prices).length);
       expect(captureMarkers[0]!.recordedAt).toBeGreaterThanOrEqual(restartedAt);
     },
     300_000,
   );
 });
-
-/**
- * The local activities a workflow history recorded, in order. The SDK's core records each as a
- * `core_local_activity` marker whose `data` payload is JSON naming the activity type and attempt.
- */
-function localActivities(events: TemporalProto.api.history.v1.IHistoryEvent[]): { type: string; recordedAt: number }[] {
-  return events
-    .filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity')
-    .map((e) => {
-      const payload = e.markerRecordedEventAttributes!.details!.data!.payloads![0]!;
-      const data = JSON.parse(Buffer.from(payload.data!).toString('utf8')) as { activity_type: string };
-      const time = e.eventTime!;
-      return {
-        type: data.activity_type,
-        recordedAt: Number(time.seconds) * 1000 + Math.floor((time.nanos ?? 0) / 1e6),
-      };
-    });
-}
 
 async function waitForLedger(
   platform: TestPlatform,

@@ -8,6 +8,7 @@ import { isTerminalJobStatus } from '../../src/domain/jobs/job-status.ts';
 import { createTenant, type Tenant } from '../support/factories.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { spawnWorker, type WorkerProcess } from '../support/worker-process.ts';
+import { localActivityMarkers } from '../support/workflow-history.ts';
 
 let platform: TestPlatform;
 let tenant: Tenant;
@@ -104,10 +105,10 @@ it('resumes a job after its worker is SIGKILLed mid-activity and completes it ex
   // The long activity (runSelftestSteps) completed once; the bookkeeping around it (markJobRunning,
   // completeJob) ran as local activities, one marker each.
   expect(count(EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED)).toBe(1);
-  const markers = (history.events ?? []).filter(
-    (event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity',
-  );
-  expect(markers).toHaveLength(2);
+  expect(localActivityMarkers(history.events ?? []).map((marker) => marker.type)).toEqual([
+    'markJobRunning',
+    'completeJob',
+  ]);
   expect((await handle.describe()).status.name).toBe('COMPLETED');
 });
 

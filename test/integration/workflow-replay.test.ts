@@ -16,6 +16,7 @@ import { isTerminalJobStatus } from '../../src/domain/jobs/job-status.ts';
 import type { WorkspaceScope } from '../../src/domain/shared/scope.ts';
 import { createTenant, type Tenant } from '../support/factories.ts';
 import { installQuietTemporalRuntime, startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { localActivityMarkers, scheduledActivities } from '../support/workflow-history.ts';
 
 const { temporal } = (await import('@temporalio/proto')).default;
 const FIXTURES = path.resolve('test/fixtures/workflow-histories');
@@ -35,20 +36,10 @@ async function fixture(file: string): Promise<History> {
   return temporal.api.history.v1.History.decode(await fs.readFile(path.join(FIXTURES, file)));
 }
 
-/** The local-activity markers and scheduled activities a history records, by activity type. */
+/** The activities a history ran locally and scheduled on the task queue, by type. */
 function activityKinds(history: History): { local: string[]; scheduled: string[] } {
-  const local: string[] = [];
-  const scheduled: string[] = [];
-  for (const event of history.events ?? []) {
-    const marker = event.markerRecordedEventAttributes;
-    if (marker?.markerName === 'core_local_activity') {
-      const data = JSON.parse(Buffer.from(marker.details!.data!.payloads![0]!.data!).toString('utf8'));
-      local.push((data as { activity_type: string }).activity_type);
-    }
-    const name = event.activityTaskScheduledEventAttributes?.activityType?.name;
-    if (name) scheduled.push(name);
-  }
-  return { local, scheduled };
+  const events = history.events ?? [];
+  return { local: localActivityMarkers(events).map((marker) => marker.type), scheduled: scheduledActivities(events) };
 }
 
 describe('histories recorded before bookkeeping became local activities', () => {
