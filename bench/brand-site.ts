@@ -3,7 +3,8 @@
  * memory, measured in the same run (`npm run bench:site`). Target: at least 50% of the baseline's throughput.
  *
  * Visitors rotate through 1,000 anonymous ids (cookies), so variant choice and assembly run per request as
- * in production; markdown requests also record their server-side impression.
+ * in production; markdown requests also record their server-side impression. The baseline receives the same
+ * requests (it ignores the cookie), so the load generator's work is the same on both sides of each ratio.
  *
  * BENCH_ONLY=<text> runs only the cases whose label contains it (e.g. `markdown`). BENCH_PROFILE=1 then
  * records a CPU profile of the app serving the first such case (the markdown twin when BENCH_ONLY is unset)
@@ -57,7 +58,9 @@ try {
   for (const c of cases.filter((x) => !only || x.label.includes(only))) {
     const size = bytes[`${c.path} ${c.accept}`];
     // Warm up both servers on this case (JIT, caches, connection pools), then measure one after the other.
-    const bareOptions = { url: `http://127.0.0.1:${bare}${c.path}`, connections, headers: { accept: c.accept } };
+    // Both get the very same requests (host, Accept, rotating visitor cookie): the load generator shares
+    // the machine, so its per-request work must be the same on both sides of the ratio.
+    const bareOptions = { url: `http://127.0.0.1:${bare}${c.path}`, connections, setupRequest: asVisitor(c.accept) };
     const appOptions = {
       url: `http://127.0.0.1:${app}${c.path}`,
       connections,

@@ -54,8 +54,8 @@ const env = {
 const config = loadConfig({ ...env, LOG_LEVEL: 'silent' });
 const log = createLogger({ level: 'silent', name: 'bench' });
 const container = await createContainer(config, { log });
-const { app, close: closeApp } = createHttpApp(container);
-const server = http.createServer(app.callback());
+const { listener, close: closeApp } = createHttpApp(container);
+const server = http.createServer(listener);
 await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
 // It logs at info level only so that its "worker running" line says it is polling.
 const worker = spawnLogged(

@@ -18,8 +18,8 @@ try {
   log.fatal({ err: error }, 'the API could not start');
   process.exit(1);
 }
-const { app, close } = createHttpApp(container);
-const server = http.createServer(app.callback());
+const { listener, close } = createHttpApp(container);
+const server = http.createServer(listener);
 server.keepAliveTimeout = 65_000;
 server.listen(config.http.port, config.http.host, () => {
   log.info({ host: config.http.host, port: config.http.port, mcp: config.urls.mcp }, 'API listening');

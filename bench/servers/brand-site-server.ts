@@ -72,7 +72,7 @@ const publishing = createPublishingActivities({
 });
 await publishing.publishSite({ workspaceId: workspace.id, reasons: ['bench'] });
 
-const { app } = createHttpApp(container);
+const { listener } = createHttpApp(container);
 const host = new URL(brandSiteUrl(config, workspace.slug)).host;
 const campaignPath = `/campaigns/${firstSlug}`;
 
@@ -81,7 +81,7 @@ const campaignPath = `/campaigns/${firstSlug}`;
 const samplePaths = [campaignPath, '/summer', '/llms.txt'];
 const samples = new Map<string, { type: string; body: string }>();
 await new Promise<void>((resolve, reject) => {
-  const server = http.createServer(app.callback()).listen(0, '127.0.0.1', async () => {
+  const server = http.createServer(listener).listen(0, '127.0.0.1', async () => {
     const port = (server.address() as { port: number }).port;
     try {
       for (const path of samplePaths) {
@@ -125,15 +125,15 @@ bare.use((ctx) => {
   ctx.body = sample.body;
 });
 
-function listen(koa: Koa): Promise<number> {
+function listen(listener: http.RequestListener): Promise<number> {
   return new Promise((resolve) => {
-    const server = http.createServer(koa.callback());
+    const server = http.createServer(listener);
     server.keepAliveTimeout = 65_000;
     server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port));
   });
 }
 
-const [barePort, appPort] = [await listen(bare), await listen(app)];
+const [barePort, appPort] = [await listen(bare.callback()), await listen(listener)];
 process.stdout.write(
   `${JSON.stringify({
     ready: true,

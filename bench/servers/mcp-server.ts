@@ -108,11 +108,11 @@ guarded.use((ctx) => {
   ctx.body = payload;
 });
 
-const { app } = createHttpApp(container);
+const { listener } = createHttpApp(container);
 
-function listen(koa: Koa, port = 0): Promise<number> {
+function listen(listener: http.RequestListener, port = 0): Promise<number> {
   return new Promise((resolve) => {
-    const server = http.createServer(koa.callback());
+    const server = http.createServer(listener);
     server.keepAliveTimeout = 65_000;
     server.listen(port, '127.0.0.1', () => resolve((server.address() as { port: number }).port));
   });
@@ -155,9 +155,9 @@ process.on('message', (message: McpBenchCommand) => {
 
 const ready: McpBenchReady = {
   type: 'ready',
-  bare: await listen(bare),
-  guarded: await listen(guarded),
-  app: await listen(app, config.http.port),
+  bare: await listen(bare.callback()),
+  guarded: await listen(guarded.callback()),
+  app: await listen(listener, config.http.port),
   mcpUrl: config.urls.mcp,
   workspaceName: workspace.name,
   keys,

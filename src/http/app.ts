@@ -3,6 +3,7 @@
  * (tool server + dashboard), the authorization server and brand sites. An unknown host gets 404 before any
  * other work (this is also what defeats DNS rebinding: a rebound name never matches a configured host).
  */
+import type http from 'node:http';
 import Koa from 'koa';
 import mount from 'koa-mount';
 import type Router from '@koa/router';
@@ -27,9 +28,15 @@ import { rootSiteRoutes } from './routes/root-site.ts';
 import { brandSiteRoutes } from './routes/brand-site.ts';
 import { conciergeMiddleware } from './routes/brand-concierge.ts';
 import { createBufferedSink } from '../domain/analytics/buffered-sink.ts';
+import { createBrandFastPath } from './brand-fast-path.ts';
 
 export interface HttpApp {
   app: Koa;
+  /**
+   * The server's request listener: the brand-document hot path (brand-fast-path.ts), then the Koa app for
+   * everything it declines. Serve this, not `app.callback()`, which skips the hot path.
+   */
+  listener: http.RequestListener;
   close(): Promise<void>;
 }
 
@@ -159,8 +166,19 @@ export function createHttpApp(container: Container): HttpApp {
     await handler(ctx, next);
   });
 
+  const fastPath = createBrandFastPath({
+    resolveSite,
+    reader: services.siteReader,
+    servedEvents,
+    log,
+    trustProxy: config.http.trustProxy,
+  });
+  const koaListener = app.callback();
   return {
     app,
+    listener: (req, res) => {
+      if (!fastPath(req, res)) void koaListener(req, res);
+    },
     close: async () => {
       await endpoint.close();
       await servedEvents.close();

@@ -80,8 +80,8 @@ it('shares the limit between API instances', async () => {
     log: createLogger({ level: 'silent', name: 'second' }),
     migrate: false,
   });
-  const { app, close } = createHttpApp(second);
-  const server = http.createServer(app.callback());
+  const { listener, close } = createHttpApp(second);
+  const server = http.createServer(listener);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as { port: number }).port;
   const secondMcp = `http://app.localhost:${port}/api/mcp`;

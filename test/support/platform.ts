@@ -10,7 +10,7 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import pg from 'pg';
 import { loadConfig, type Config, type Env } from '../../src/config.ts';
 import { createContainer, type Container } from '../../src/container.ts';
-import { createHttpApp } from '../../src/http/app.ts';
+import { createHttpApp, type HttpApp } from '../../src/http/app.ts';
 import { createLogger } from '../../src/logger.ts';
 import { analyticsScheduleId } from '../../src/temporal/analytics-schedule.ts';
 import { startWorker, type RunningWorker } from '../../src/worker.ts';
@@ -67,6 +67,8 @@ export interface TestPlatform {
   port: number;
   /** Base URLs with the real port, e.g. `http://app.localhost:41234`. */
   urls: Config['urls'];
+  /** The Koa application alone (`app.callback()` skips the brand hot path the served listener runs first). */
+  app: HttpApp['app'];
   worker: RunningWorker | null;
   startWorker(): Promise<RunningWorker>;
   close(): Promise<void>;
@@ -88,8 +90,8 @@ export async function startTestPlatform(
   const config = testConfig(port, await createTestDatabase(options.label), options.env);
   const log = createLogger({ level: config.logLevel, name: 'test' });
   const container = await createContainer(config, { log, migrate: false });
-  const { app, close: closeApp } = createHttpApp(container);
-  const server = http.createServer(app.callback());
+  const { app, listener, close: closeApp } = createHttpApp(container);
+  const server = http.createServer(listener);
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   void (server.address() as AddressInfo);
 
@@ -98,6 +100,7 @@ export async function startTestPlatform(
     container,
     port,
     urls: config.urls,
+    app,
     worker: null,
     async startWorker() {
       installQuietTemporalRuntime();

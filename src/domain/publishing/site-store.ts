@@ -144,6 +144,17 @@ export function createSiteReader(
     /** The site served at a verified custom domain, or null. */
     byCustomDomain: (hostname: string) => head('domain', hostname),
 
+    /**
+     * What the caches already know, without waiting: the head for a slug or custom domain and a document,
+     * each `undefined` when it is not cached (the HTTP hot path then takes the ordinary, awaiting route).
+     */
+    cached: {
+      bySlug: (slug: string): SiteHead | null | undefined => heads.get(`slug:${slug}`)?.head,
+      byCustomDomain: (hostname: string): SiteHead | null | undefined => heads.get(`domain:${hostname}`)?.head,
+      document: (site: SiteHead, path: string): StoredDocument | null | undefined =>
+        site.version === null ? null : documents.get(`${site.workspaceId}:${site.version}:${path}`)?.document,
+    },
+
     async document(site: SiteHead, path: string): Promise<StoredDocument | null> {
       if (site.version === null) return null;
       const key = `${site.workspaceId}:${site.version}:${path}`;

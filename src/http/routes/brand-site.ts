@@ -17,18 +17,24 @@ import {
   readBeacon,
   type PublishedIds,
 } from '../../domain/analytics/beacon-ingest.ts';
-import { newEventId } from '../../domain/analytics/event-ids.ts';
-import type { SiteEvent, SiteEventSink } from '../../domain/analytics/site-events.ts';
-import type { SiteHead, SiteReader, StoredDocument } from '../../domain/publishing/site-store.ts';
-import { assemblePage, hasSlots, type SlotChoice } from '../../public/brand-site/assemble.ts';
+import type { SiteEventSink } from '../../domain/analytics/site-events.ts';
+import type { SiteHead, SiteReader } from '../../domain/publishing/site-store.ts';
 import { BEACON_SCRIPT, BEACON_SCRIPT_ETAG } from '../../public/brand-site/beacon-script.ts';
 import { handOffUrl } from '../../public/brand-site/hand-off.ts';
 import { BRAND_PATHS, type PublishedSite } from '../../public/brand-site/site-model.ts';
 import { notModified } from '../conditional.ts';
 import type { Site } from '../hosts.ts';
+import {
+  documentPath,
+  fileResponse,
+  isPersonal,
+  isVisitorId,
+  pageResponse,
+  recordMarkdownImpressions,
+  VISITOR_COOKIE,
+  type DocumentResponse,
+} from './brand-documents.ts';
 
-export const VISITOR_COOKIE = 'cp_vid';
-const VISITOR_ID = /^[A-Za-z0-9_-]{22}$/;
 const ONE_YEAR_MS = 365 * 24 * 3600 * 1000;
 
 export interface BrandVisitor {
@@ -56,7 +62,7 @@ function notFound(ctx: Koa.Context, description: string) {
 /** The visitor's anonymous id from the cookie, minting (and setting) one when `mint` and there is none. */
 function visitorId(ctx: Koa.Context, mint: boolean): string | null {
   const existing = ctx.cookies.get(VISITOR_COOKIE);
-  if (existing && VISITOR_ID.test(existing)) return existing;
+  if (isVisitorId(existing)) return existing;
   if (!mint) return null;
   const fresh = randomBytes(16).toString('base64url');
   ctx.cookies.set(VISITOR_COOKIE, fresh, {
@@ -69,19 +75,6 @@ function visitorId(ctx: Koa.Context, mint: boolean): string | null {
   return fresh;
 }
 
-/** `/campaigns/x/` → `/campaigns/x`; `/campaigns/x.md` and `/index.md` ask for markdown explicitly. */
-function documentPath(path: string): { path: string; markdown: boolean } {
-  let markdown = false;
-  let normalized = path;
-  if (normalized.endsWith('.md') && normalized !== '/auth.md' && !normalized.endsWith('/SKILL.md')) {
-    markdown = true;
-    normalized = normalized.slice(0, -3);
-    if (normalized === '/index' || normalized === '') normalized = '/';
-  }
-  if (normalized.length > 1 && normalized.endsWith('/')) normalized = normalized.replace(/\/+$/, '') || '/';
-  return { path: normalized, markdown };
-}
-
 function wantsMarkdown(ctx: Koa.Context): boolean {
   // Full negotiation (q-values) only when markdown is mentioned with something else: the browser case and
   // the plain agent case (`Accept: text/markdown`) stay cheap.
@@ -91,46 +84,17 @@ function wantsMarkdown(ctx: Koa.Context): boolean {
   return ctx.accepts('text/html', 'text/markdown') === 'text/markdown';
 }
 
-function serveFile(ctx: Koa.Context, document: Extract<StoredDocument, { kind: 'file' }>) {
+/** Answers `response` on `ctx`, or 304 when the request's validators match (headers set either way). */
+function respond(ctx: Koa.Context, response: DocumentResponse): boolean {
   ctx.status = 200;
-  ctx.set('Access-Control-Allow-Origin', '*');
-  ctx.set('Cache-Control', 'public, max-age=60, must-revalidate');
-  ctx.set('X-Content-Type-Options', 'nosniff');
-  ctx.etag = `"${document.etag}"`;
-  ctx.set('Last-Modified', document.lastModifiedHttp);
-  if (notModified(ctx, `"${document.etag}"`, document.lastModified)) {
+  ctx.set(response.headers);
+  if (notModified(ctx, response.etag, response.lastModified)) {
     ctx.status = 304;
-    return;
+    return false;
   }
-  ctx.set('Content-Type', document.file.contentType);
-  ctx.body = document.file.body;
-}
-
-function servePage(
-  ctx: Koa.Context,
-  document: Extract<StoredDocument, { kind: 'page' }>,
-  markdown: boolean,
-): { choices: SlotChoice[]; sessionId: string | null } | null {
-  const personal = hasSlots(document.page);
-  const sessionId = personal ? visitorId(ctx, true) : null;
-  const { body, choices } = assemblePage(document.page, markdown ? 'markdown' : 'html', sessionId ?? '');
-  ctx.status = 200;
-  ctx.vary('Accept');
-  ctx.set('Access-Control-Allow-Origin', '*');
-  ctx.set('X-Content-Type-Options', 'nosniff');
-  ctx.set('Cache-Control', personal ? 'private, no-cache' : 'public, max-age=60, must-revalidate');
-  ctx.set('Link', `<${ctx.path}>; rel="alternate"; type="${markdown ? 'text/html' : 'text/markdown'}"`);
-  const variantKey = choices.map((choice) => choice.variantId).join('.');
-  const etag = `"${document.etag}-${markdown ? 'md' : 'html'}${variantKey ? `-${variantKey}` : ''}"`;
-  ctx.etag = etag;
-  ctx.set('Last-Modified', document.lastModifiedHttp);
-  if (notModified(ctx, etag, document.lastModified)) {
-    ctx.status = 304;
-    return null;
-  }
-  ctx.set('Content-Type', markdown ? 'text/markdown; charset=utf-8' : 'text/html; charset=utf-8');
-  ctx.body = body;
-  return { choices, sessionId };
+  ctx.set('Content-Type', response.contentType);
+  ctx.body = response.body;
+  return true;
 }
 
 export function brandSiteRoutes(deps: BrandSiteDeps): (ctx: Koa.Context, site: Site) => Promise<void> {
@@ -151,27 +115,6 @@ export function brandSiteRoutes(deps: BrandSiteDeps): (ctx: Koa.Context, site: S
     const published = await deps.reader.publishedSite(head);
     if (!published) notFound(ctx, 'This brand site has not been published yet');
     return published;
-  }
-
-  /** Markdown twins have no script, so their impressions are recorded here, without blocking the response. */
-  function recordServedImpressions(head: SiteHead, sessionId: string | null, choices: SlotChoice[]) {
-    if (choices.length === 0 || head.version === null) return;
-    const now = new Date();
-    const events: SiteEvent[] = choices.map((choice) => ({
-      eventId: newEventId(),
-      workspaceId: head.workspaceId,
-      type: 'impression',
-      occurredAt: now,
-      sessionId,
-      campaignId: choice.campaignId,
-      variantId: choice.variantId,
-      zoneId: choice.zoneId,
-      surfaceId: choice.surfaceId,
-      properties: { source: 'markdown' },
-    }));
-    deps.servedEvents.record(events).catch((error: unknown) => {
-      deps.log.warn({ err: error, workspaceId: head.workspaceId }, 'markdown impressions not recorded');
-    });
   }
 
   async function ingestBeacon(ctx: Koa.Context, head: SiteHead) {
@@ -257,9 +200,15 @@ export function brandSiteRoutes(deps: BrandSiteDeps): (ctx: Koa.Context, site: S
     const requested = documentPath(ctx.path);
     const document = await deps.reader.document(head, requested.path);
     if (!document) return notFound(ctx, `No page at ${ctx.path}`);
-    if (document.kind === 'file') return serveFile(ctx, document);
+    if (document.kind === 'file') {
+      respond(ctx, fileResponse(document));
+      return;
+    }
     const markdown = requested.markdown || wantsMarkdown(ctx);
-    const served = servePage(ctx, document, markdown);
-    if (markdown && served && ctx.method === 'GET') recordServedImpressions(head, served.sessionId, served.choices);
+    const sessionId = isPersonal(document) ? visitorId(ctx, true) : null;
+    const response = pageResponse(document, ctx.path, markdown, sessionId);
+    if (respond(ctx, response) && markdown && ctx.method === 'GET') {
+      recordMarkdownImpressions(deps.servedEvents, deps.log, head, sessionId, response.choices);
+    }
   };
 }

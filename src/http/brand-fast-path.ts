@@ -1,0 +1,120 @@
+/**
+ * The hot path for brand documents, on Node's own request and response objects.
+ *
+ * At serving rates a Koa context (its request and response objects, delegates, middleware composition,
+ * on-finished) costs about as much as everything else in serving a page, so a plain GET for a brand page or
+ * file whose host and document are already in the site reader's caches is answered here, with the headers
+ * and bytes the Koa route answers (brand-documents.ts builds both; test/integration/brand-fast-path.test.ts
+ * compares them request by request). Everything else returns `false` untouched and goes to Koa: a cache miss,
+ * a conditional request, HEAD and other methods, a visitor without an id cookie (Koa mints one), an Accept
+ * header that needs real negotiation, forwarded or unusual hosts, paths outside a plain character set, the
+ * brand host's own endpoints, and every other site.
+ */
+import { randomUUID } from 'node:crypto';
+import type http from 'node:http';
+import type { SiteEventSink } from '../domain/analytics/site-events.ts';
+import type { SiteReader } from '../domain/publishing/site-store.ts';
+import type { Logger } from '../logger.ts';
+import { BRAND_PATHS } from '../public/brand-site/site-model.ts';
+import type { Site } from './hosts.ts';
+import { SAFE_REQUEST_ID } from './middleware/request-id.ts';
+import {
+  documentPath,
+  fileResponse,
+  isPersonal,
+  isVisitorId,
+  pageResponse,
+  recordMarkdownImpressions,
+  VISITOR_COOKIE,
+  type DocumentResponse,
+} from './routes/brand-documents.ts';
+
+export interface BrandFastPathDeps {
+  resolveSite(hostname: string): Site;
+  reader: SiteReader;
+  servedEvents: SiteEventSink;
+  log: Logger;
+  /** Koa's `proxy` setting: when set, `X-Forwarded-Host` names the host, which is left to Koa. */
+  trustProxy: boolean;
+}
+
+/** Paths Koa's `ctx.path` reports verbatim (no percent-encoding, no fragments, nothing to normalise). */
+const PLAIN_PATH = /^\/[A-Za-z0-9._~/-]*$/;
+const OWN_PATHS = new Set<string>(Object.values(BRAND_PATHS));
+/** The visitor cookie exactly as the `cookies` package finds it (Koa's `ctx.cookies.get`). */
+const VISITOR_COOKIE_PATTERN = new RegExp(`(?:^|;) *${VISITOR_COOKIE}=([^;]*)`);
+
+function visitorFromCookie(header: string | undefined): string | null {
+  if (!header) return null;
+  const match = VISITOR_COOKIE_PATTERN.exec(header);
+  let value = match?.[1];
+  if (value?.startsWith('"')) value = value.slice(1, -1);
+  return isVisitorId(value) ? value : null;
+}
+
+/** Returns a listener step: true when it answered the request, false when Koa should. */
+export function createBrandFastPath(
+  deps: BrandFastPathDeps,
+): (req: http.IncomingMessage, res: http.ServerResponse) => boolean {
+  const { reader } = deps;
+  return (req, res) => {
+    const headers = req.headers;
+    if (req.method !== 'GET' || req.httpVersionMajor >= 2) return false;
+    if (headers['if-none-match'] !== undefined || headers['if-modified-since'] !== undefined) return false;
+    if (deps.trustProxy && headers['x-forwarded-host'] !== undefined) return false;
+    const host = headers.host;
+    if (!host || host.startsWith('[') || host.includes(',')) return false;
+    const url = req.url ?? '';
+    const query = url.indexOf('?');
+    const path = query === -1 ? url : url.slice(0, query);
+    if (!PLAIN_PATH.test(path) || OWN_PATHS.has(path)) return false;
+
+    const hostname = host.split(':', 1)[0]!.toLowerCase();
+    const site = deps.resolveSite(hostname);
+    const head =
+      site.kind === 'brand'
+        ? reader.cached.bySlug(site.slug)
+        : site.kind === 'unknown'
+          ? reader.cached.byCustomDomain(hostname)
+          : undefined;
+    if (!head || head.version === null) return false;
+    const requested = documentPath(path);
+    const document = reader.cached.document(head, requested.path);
+    if (!document) return false;
+
+    let response: DocumentResponse;
+    let impressions: { sessionId: string | null; choices: ReturnType<typeof pageResponse>['choices'] } | null = null;
+    if (document.kind === 'file') {
+      response = fileResponse(document);
+    } else {
+      const accept = headers.accept ?? '';
+      const mentionsMarkdown = accept.includes('text/markdown');
+      // `text/markdown` alongside other types is negotiated by Koa (q-values); the plain cases are clear.
+      if (mentionsMarkdown && accept !== 'text/markdown') return false;
+      const markdown = requested.markdown || mentionsMarkdown;
+      const sessionId = isPersonal(document) ? visitorFromCookie(headers.cookie) : null;
+      if (isPersonal(document) && sessionId === null) return false;
+      const page = pageResponse(document, path, markdown, sessionId);
+      response = page;
+      if (markdown) impressions = { sessionId, choices: page.choices };
+    }
+
+    const incomingId = headers['x-request-id'];
+    try {
+      res.writeHead(200, {
+        'x-request-id': typeof incomingId === 'string' && SAFE_REQUEST_ID.test(incomingId) ? incomingId : randomUUID(),
+        ...response.headers,
+        'Content-Type': response.contentType,
+        'Content-Length': Buffer.byteLength(response.body),
+      });
+    } catch (error) {
+      // A header Node refuses (nothing was written): Koa's route answers, and its error boundary reports it.
+      deps.log.warn({ err: error, path }, 'brand hot path declined a response');
+      return false;
+    }
+    res.end(response.body);
+    if (impressions)
+      recordMarkdownImpressions(deps.servedEvents, deps.log, head, impressions.sessionId, impressions.choices);
+    return true;
+  };
+}
