@@ -8,6 +8,8 @@
  *   - bare Koa JSON route (the baseline);
  *   - the same route behind request id, Origin check, API-key authentication and the PostgreSQL limiter,
  *     no MCP (for attribution only: how much of a tool call is the edge);
+ *   - a bare Koa route answering the ~66 KB tool listing as a JSON-RPC result (for attribution only: what
+ *     sending the `tools/list` answer costs here with no MCP, auth or database at all);
  *   - `tools/call query_campaigns {action: list}` and `tools/list`, each in the 2026-07-28 era (SDK v2
  *     client pinned to it) and in the 2025-11-25 era (SDK v1 client; the server answers it statelessly).
  * The request bytes are what those real clients send: one call of each is recorded through a real client
@@ -280,6 +282,16 @@ try {
   });
   const baselineCase = plain('bare Koa JSON route (baseline)', info.bare, false);
   const edgeCase = plain('edge only: auth + rate limit, no MCP (reference)', info.guarded, true);
+  const listingCase: Case = {
+    label: 'bare Koa route sending the tools/list answer (reference)',
+    url: `http://127.0.0.1:${info.bareListing}/`,
+    method: 'POST',
+    prepare: (n) => ({
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ...modern.toolsList.body, id: n }),
+      expect: { id: n, kind: 'list' },
+    }),
+  };
   const mcpCases = [
     mcp(`tools/call query_campaigns list, ${modern.version}`, modern.toolsCall, 'call'),
     mcp(`tools/call query_campaigns list, ${legacy.version} stateless`, legacy.toolsCall, 'call'),
@@ -297,7 +309,7 @@ try {
   }
 
   // Warm up every path (JIT, connection pools, the limiter's rows) before measuring.
-  for (const c of [baselineCase, edgeCase, ...mcpCases]) {
+  for (const c of [baselineCase, edgeCase, listingCase, ...mcpCases]) {
     const warm = await run(c, warmUp);
     if (warm.invalid > 0 || warm.non2xx > 0 || warm.errors > 0) {
       throw new Error(
@@ -307,20 +319,21 @@ try {
   }
   const baseline = await run(baselineCase, duration);
   const edge = await run(edgeCase, duration);
+  const listing = await run(listingCase, duration);
   const results: CaseResult[] = [];
   for (const c of mcpCases) results.push(await run(c, duration));
 
   console.log(
     `\nMCP surface, ${connections} connections, ${duration} s per case, every answer checked; ${os.availableParallelism()} cores shared by the platform, autocannon and PostgreSQL`,
   );
-  console.table(formatTable(baseline, [edge, ...results]));
-  const disturbed = [baseline, edge, ...results].filter((r) => otherCores(r) > 0.3);
+  console.table(formatTable(baseline, [edge, listing, ...results]));
+  const disturbed = [baseline, edge, listing, ...results].filter((r) => otherCores(r) > 0.3);
   if (disturbed.length > 0) {
     console.log(
       `warning: other work used more than 0.3 cores during ${disturbed.map((r) => `"${r.label}"`).join(', ')}; its throughput figures are understated (server CPU ms/req is the steadier figure)`,
     );
   }
-  for (const result of [edge, ...results]) {
+  for (const result of [edge, listing, ...results]) {
     for (const reason of result.invalidReasons) console.log(`  invalid answer (${result.label}): ${reason}`);
   }
   for (const result of results) {
@@ -334,6 +347,10 @@ try {
   }
   console.log(
     `reference: the edge alone (auth + rate limit) runs at ${((edge.requestsPerSecond / baseline.requestsPerSecond) * 100).toFixed(1)}% of baseline; tools/call ${modern.version} at ${((results[0]!.requestsPerSecond / edge.requestsPerSecond) * 100).toFixed(1)}% of the edge alone`,
+  );
+  const percentOfListing = (r: CaseResult) => ((r.requestsPerSecond / listing.requestsPerSecond) * 100).toFixed(1);
+  console.log(
+    `reference: a bare route sending the same listing runs at ${((listing.requestsPerSecond / baseline.requestsPerSecond) * 100).toFixed(1)}% of baseline; tools/list at ${percentOfListing(results[2]!)}% (${modern.version}) and ${percentOfListing(results[3]!)}% (${legacy.version}) of it`,
   );
 
   if (profile) {

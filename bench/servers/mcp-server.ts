@@ -3,6 +3,9 @@
  * loop). It seeds one workspace with API keys and campaigns (plus a noisier second workspace, so the campaign
  * list has to use its workspace index), then listens three times:
  *   - bare:    a Koa JSON route, nothing else (the baseline);
+ *   - bareListing: a bare Koa route answering a JSON-RPC result of the `external_default` tool listing
+ *              (~66 KB) with the request's id, read from the raw body (a reference for `tools/list`: what
+ *              sending that many bytes costs on this machine, with no MCP, auth or database);
  *   - guarded: the same route behind the tool server's real request id, error boundary, Origin check,
  *              API-key authentication and PostgreSQL GCRA limiter — no MCP (tells how much of a tool call is
  *              the edge and how much is MCP plus the query);
@@ -29,6 +32,7 @@ import { errorBoundary } from '../../src/http/middleware/error-boundary.ts';
 import { toolServerRateLimit } from '../../src/http/middleware/rate-limit.ts';
 import { requestId } from '../../src/http/middleware/request-id.ts';
 import { createLogger } from '../../src/logger.ts';
+import { CATALOGUE } from '../../src/mcp/registry.ts';
 import type { McpBenchCommand, McpBenchReady, McpBenchReply } from '../support/mcp-bench-protocol.ts';
 
 const env = processEnv();
@@ -85,6 +89,18 @@ const payload = { ok: true };
 const bare = new Koa();
 bare.use((ctx) => {
   ctx.body = payload;
+});
+
+// The listing answer split around its id, as the platform's remembered answers are.
+const listingAnswer = JSON.stringify({ result: { tools: CATALOGUE.get('external_default')!.listing }, jsonrpc: '2.0' });
+const [beforeId, afterId] = [Buffer.from(`${listingAnswer.slice(0, -1)},"id":`), Buffer.from('}')];
+const bareListing = new Koa();
+bareListing.use(async (ctx) => {
+  let raw = '';
+  for await (const chunk of ctx.req) raw += String(chunk);
+  const id = /"id":(\d+)/.exec(raw)?.[1] ?? 'null';
+  ctx.type = 'application/json';
+  ctx.body = Buffer.concat([beforeId, Buffer.from(id), afterId]);
 });
 
 const guarded = new Koa();
@@ -156,6 +172,7 @@ process.on('message', (message: McpBenchCommand) => {
 const ready: McpBenchReady = {
   type: 'ready',
   bare: await listen(bare.callback()),
+  bareListing: await listen(bareListing.callback()),
   guarded: await listen(guarded.callback()),
   app: await listen(listener, config.http.port),
   mcpUrl: config.urls.mcp,

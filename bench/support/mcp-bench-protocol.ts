@@ -5,6 +5,8 @@ export interface McpBenchReady {
   type: 'ready';
   /** Port of the bare Koa JSON route (the baseline). */
   bare: number;
+  /** Port of a bare Koa route answering the `external_default` tool listing with the request's id. */
+  bareListing: number;
   /** Port of the same route behind request id, error boundary, Origin check, API-key auth and rate limit. */
   guarded: number;
   /** Port of the real application. */

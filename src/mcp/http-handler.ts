@@ -13,6 +13,7 @@ import {
   type AuthInfo,
   type McpHttpHandler,
 } from '@modelcontextprotocol/server';
+import { LRUCache } from 'lru-cache';
 import type { Principal } from '../auth/principal.ts';
 import type { Logger } from '../logger.ts';
 import { createMcpServerFactory, type McpCallerInfo, type McpServerFactoryDeps } from './server-factory.ts';
@@ -54,6 +55,61 @@ function withoutJsonModeNotice<T>(build: () => T): T {
   }
 }
 
+/**
+ * Methods whose answer is fixed at boot for a profile: the listings are compiled once, so the SDK's answer to
+ * the same request (same headers that reach it, same params) differs only in the JSON-RPC id. Serialising a
+ * ~60 KB tools listing through the SDK's web `Response` cost ~3.5 ms of CPU per `tools/list`; a remembered
+ * answer costs a string splice. `resources/list` is not here: it reads the workspace.
+ */
+const FIXED_ANSWER_METHODS = new Set(['tools/list', 'prompts/list', 'resources/templates/list']);
+/** Request headers that never change an answer (per-request noise that would only split the memo). */
+const HEADERS_NOT_IN_MEMO_KEY = new Set(['x-request-id', 'content-length', 'connection', 'user-agent', 'host']);
+
+/**
+ * An SDK answer kept for replay: its headers and its JSON bytes split around the JSON-RPC id. Kept encoded:
+ * a replay copies bytes instead of encoding a ~60 KB string again.
+ */
+interface FixedAnswer {
+  status: number;
+  headers: [string, string][];
+  beforeId: Buffer;
+  afterId: Buffer;
+}
+
+/**
+ * The answer as the SDK wrote it, ready to take another id, or null when it is not a plain JSON-RPC result
+ * to this request. Rebuilt key by key with `JSON.stringify`, as the SDK wrote it, so a replay is the same
+ * bytes the SDK would send (mcp-fixed-answers.test.ts compares them).
+ */
+function fixedAnswerFrom(response: Response, bytes: Buffer, id: unknown): FixedAnswer | null {
+  if (response.status !== 200 || !response.headers.get('content-type')?.startsWith('application/json')) return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    return null;
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return null;
+  const message = parsed as Record<string, unknown>;
+  if (!('result' in message) || 'error' in message || message.id !== id) return null;
+  const entries = Object.entries(message);
+  const idAt = entries.findIndex(([key]) => key === 'id');
+  const encode = ([key, value]: [string, unknown]) => `${JSON.stringify(key)}:${JSON.stringify(value)}`;
+  const beforeId = `{${entries
+    .slice(0, idAt)
+    .map((entry) => `${encode(entry)},`)
+    .join('')}"id":`;
+  const afterId = `${entries
+    .slice(idAt + 1)
+    .map((entry) => `,${encode(entry)}`)
+    .join('')}}`;
+  const headers: [string, string][] = [];
+  response.headers.forEach((value, name) => {
+    if (name !== 'content-length') headers.push([name, value]);
+  });
+  return { status: response.status, headers, beforeId: Buffer.from(beforeId), afterId: Buffer.from(afterId) };
+}
+
 export function createMcpEndpoint(deps: McpServerFactoryDeps & { log: Logger }): McpEndpoint {
   const factory = createMcpServerFactory(deps);
   // The modern (2026-07-28) leg: the SDK entry, JSON only.
@@ -84,6 +140,22 @@ export function createMcpEndpoint(deps: McpServerFactoryDeps & { log: Logger }):
     }
   }
 
+  // Bounded: a key holds the request's params, which a client may vary at will.
+  const fixedAnswers = new LRUCache<string, FixedAnswer>({ max: 500 });
+
+  /** The memo key of a request whose answer is fixed for its profile, or null for any other request. */
+  function fixedAnswerKey(profile: string, headers: Headers, body: unknown): string | null {
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
+    const message = body as Record<string, unknown>;
+    if (typeof message.method !== 'string' || !FIXED_ANSWER_METHODS.has(message.method)) return null;
+    if (typeof message.id !== 'string' && typeof message.id !== 'number') return null;
+    let key = `${profile}\n`;
+    headers.forEach((value, name) => {
+      if (!HEADERS_NOT_IN_MEMO_KEY.has(name)) key += `${name}:${value}\n`;
+    });
+    return key + JSON.stringify({ ...message, id: null });
+  }
+
   return {
     async handle(ctx, caller, body) {
       const headers = new Headers();
@@ -92,6 +164,15 @@ export function createMcpEndpoint(deps: McpServerFactoryDeps & { log: Logger }):
         headers.set(name, Array.isArray(value) ? value.join(', ') : value);
       }
       headers.set('accept', normalisedAccept(ctx.get('accept') || undefined));
+      const memoKey = fixedAnswerKey(caller.profile, headers, body);
+      const remembered = memoKey === null ? undefined : fixedAnswers.get(memoKey);
+      if (remembered) {
+        ctx.status = remembered.status;
+        for (const [name, value] of remembered.headers) ctx.set(name, value);
+        const id = Buffer.from(JSON.stringify((body as { id: string | number }).id));
+        ctx.body = Buffer.concat([remembered.beforeId, id, remembered.afterId]);
+        return;
+      }
       const request = new Request(new URL(ctx.originalUrl, `${ctx.protocol}://${ctx.host}`), {
         method: 'POST',
         headers,
@@ -113,6 +194,10 @@ export function createMcpEndpoint(deps: McpServerFactoryDeps & { log: Logger }):
       // The bytes as the SDK encoded them: decoding to a string only for Node to encode it again cost a tenth of
       // a tools/list answer's CPU (the listing is ~60 KB).
       const bytes = Buffer.from(await response.arrayBuffer());
+      if (memoKey !== null) {
+        const answer = fixedAnswerFrom(response, bytes, (body as { id: unknown }).id);
+        if (answer) fixedAnswers.set(memoKey, answer);
+      }
       ctx.body = bytes.length > 0 ? bytes : null;
       if (bytes.length === 0 && response.status === 202) ctx.status = 202;
     },
