@@ -57,7 +57,7 @@ export function createBrandFastPath(
   deps: BrandFastPathDeps,
 ): (req: http.IncomingMessage, res: http.ServerResponse) => boolean {
   const { reader } = deps;
-  return (req, res) => {
+  const answer = (req: http.IncomingMessage, res: http.ServerResponse): boolean => {
     const headers = req.headers;
     if (req.method !== 'GET' || req.httpVersionMajor >= 2) return false;
     if (headers['if-none-match'] !== undefined || headers['if-modified-since'] !== undefined) return false;
@@ -100,21 +100,27 @@ export function createBrandFastPath(
     }
 
     const incomingId = headers['x-request-id'];
-    try {
-      res.writeHead(200, {
-        'x-request-id': typeof incomingId === 'string' && SAFE_REQUEST_ID.test(incomingId) ? incomingId : randomUUID(),
-        ...response.headers,
-        'Content-Type': response.contentType,
-        'Content-Length': Buffer.byteLength(response.body),
-      });
-    } catch (error) {
-      // A header Node refuses (nothing was written): Koa's route answers, and its error boundary reports it.
-      deps.log.warn({ err: error, path }, 'brand hot path declined a response');
-      return false;
-    }
+    res.writeHead(200, {
+      'x-request-id': typeof incomingId === 'string' && SAFE_REQUEST_ID.test(incomingId) ? incomingId : randomUUID(),
+      ...response.headers,
+      'Content-Type': response.contentType,
+      'Content-Length': Buffer.byteLength(response.body),
+    });
     res.end(response.body);
     if (impressions)
       recordMarkdownImpressions(deps.servedEvents, deps.log, head, impressions.sessionId, impressions.choices);
     return true;
+  };
+  return (req, res) => {
+    try {
+      return answer(req, res);
+    } catch (error) {
+      // Nothing escapes into Node's request event (that would end the process). Before the answer was
+      // written, Koa's route takes the request and its error boundary answers; after it, only the log is left.
+      deps.log.warn({ err: error, path: req.url }, 'brand hot path failed');
+      if (res.headersSent) return true;
+      for (const name of res.getHeaderNames()) res.removeHeader(name);
+      return false;
+    }
   };
 }

@@ -191,3 +191,38 @@ describe('the hot path leaves to Koa', () => {
     expect(response.status).toBeLessThan(500);
   });
 });
+
+describe('a failure inside the hot path', () => {
+  test('is logged and the request goes to Koa, never to the process', async () => {
+    const warnings: unknown[] = [];
+    const log = createLogger({ level: 'silent', name: 'test' });
+    const failing = createBrandFastPath({
+      resolveSite: createSiteResolver(platform.config),
+      reader: {
+        ...platform.container.services.siteReader,
+        cached: {
+          ...platform.container.services.siteReader.cached,
+          document: () => {
+            throw new Error('the cache broke');
+          },
+        },
+      },
+      servedEvents: { record: async () => undefined },
+      log: Object.assign(Object.create(log) as typeof log, { warn: (...args: unknown[]) => warnings.push(args) }),
+      trustProxy: false,
+    });
+    const koa = platform.app.callback();
+    let declined = false;
+    const port = await listen((req, res) => {
+      declined = !failing(req, res);
+      if (declined) void koa(req, res);
+    });
+    await ask(koaPort, campaignPath, visitor); // the head is cached, so the hot path reaches the document
+    const answer = await ask(port, campaignPath, visitor);
+    expect(declined).toBe(true);
+    expect(warnings).toHaveLength(1);
+    const reference = await ask(koaPort, campaignPath, visitor);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toBe(reference.body);
+  });
+});
