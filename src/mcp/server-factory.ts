@@ -5,6 +5,7 @@
  * `tools/call` goes through our single wrapper. A fresh `Server` is built per request (cheap: no
  * registrations, just handlers), so no state — and no JSON-RPC id — is ever shared between two clients.
  */
+import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { ProtocolError, ProtocolErrorCode, Server, type McpRequestContext } from '@modelcontextprotocol/server';
 import { z } from 'zod';
@@ -30,24 +31,71 @@ class TaskCreated {
   }
 }
 
+/** The issues of a failed zod validation, when `message` is one (the SDK throws them as plain JSON text). */
+function validationIssues(message: string): { path: (string | number)[]; message: string }[] | null {
+  if (!message.trimStart().startsWith('[')) return null;
+  try {
+    const issues = JSON.parse(message) as unknown;
+    const wellFormed =
+      Array.isArray(issues) &&
+      issues.length > 0 &&
+      issues.every((issue) => typeof issue === 'object' && issue !== null && Array.isArray(issue.path));
+    return wellFormed ? (issues as { path: (string | number)[]; message: string }[]) : null;
+  } catch {
+    return null;
+  }
+}
+
+function describeIssues(issues: { path: (string | number)[]; message: string }[]): string {
+  return issues.map((issue) => `${issue.path.join('.') || '(request)'}: ${issue.message}`).join('; ');
+}
+
 /**
- * The SDK's `Server`, letting a task-creation result out of `tools/call`: the SDK validates every tools/call
- * result as a CallToolResult, which a `CreateTaskResult` (2025) or a `resultType: "task"` result (2026) is
- * not. Everything else is the SDK's own behaviour.
+ * What a failed request handler may tell the client. DO NOT let raw exception text out: the SDK answers any
+ * error that is not a `ProtocolError` as "internal error" with the error's own message, which for a request
+ * the SDK's schema refused is a dump of validation issues, and for a failure of ours could be anything (SQL,
+ * addresses). Domain errors keep their safe message; refused params get a readable one; anything else is
+ * logged and answered with a reference id only.
+ */
+export function safeProtocolError(method: string, error: unknown, log: Logger | undefined): ProtocolError {
+  if (error instanceof ProtocolError) {
+    // The SDK's own refusals of malformed requests append the raw issue list to a prefix; keep the prefix.
+    const dumped = /^([^[]*?): (\[[\s\S]*\])$/.exec(error.message);
+    const issues = dumped ? validationIssues(dumped[2]!) : null;
+    return issues ? new ProtocolError(error.code, `${dumped![1]}: ${describeIssues(issues)}`, error.data) : error;
+  }
+  if (error instanceof AppError) {
+    return new ProtocolError(ProtocolErrorCode.InvalidParams, error.message, { code: error.code });
+  }
+  const issues = error instanceof Error ? validationIssues(error.message) : null;
+  if (issues)
+    return new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid ${method} request: ${describeIssues(issues)}`);
+  const reference = randomUUID();
+  log?.error({ err: error, reference, method }, 'MCP request handler failed');
+  return new ProtocolError(ProtocolErrorCode.InternalError, `Internal error. Reference: ${reference}`);
+}
+
+/**
+ * The SDK's `Server`, with two changes to what leaves a request handler: a task-creation result gets out of
+ * `tools/call` (the SDK validates every tools/call result as a CallToolResult, which a `CreateTaskResult`
+ * (2025) or a `resultType: "task"` result (2026) is not), and every error becomes a safe protocol error
+ * (`safeProtocolError`). Everything else is the SDK's own behaviour.
  */
 class PlatformServer extends Server {
+  /** Set after construction (the SDK registers its own handlers from its constructor, before fields exist). */
+  log: Logger | undefined;
+
   protected override _wrapHandler(
     method: string,
     handler: Parameters<Server['_wrapHandler']>[1],
   ): ReturnType<Server['_wrapHandler']> {
     const wrapped = super._wrapHandler(method, handler);
-    if (method !== 'tools/call') return wrapped;
     return async (request, ctx) => {
       try {
         return await wrapped(request, ctx);
       } catch (error) {
-        if (error instanceof TaskCreated) return error.result as never;
-        throw error;
+        if (method === 'tools/call' && error instanceof TaskCreated) return error.result as never;
+        throw safeProtocolError(method, error, this.log);
       }
     };
   }
@@ -138,6 +186,7 @@ export function createMcpServerFactory(deps: McpServerFactoryDeps) {
     });
     const resourceCaller = () => ({ principal: caller.principal, scope: scope(), services: deps.services, profile });
     const log = deps.log.child({ requestId: caller.requestId, workspaceId: caller.principal.workspaceId });
+    server.log = log;
 
     const tools = era === 'legacy' ? extras.legacyListing : profile.listing;
     server.setRequestHandler('tools/list', async () => ({ tools: [...tools] }));

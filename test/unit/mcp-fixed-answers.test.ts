@@ -5,76 +5,22 @@
  * carries exactly the bytes and headers the SDK writes for the same request, the SDK is not reached again,
  * profiles do not share answers, and nothing else is remembered.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { bodyParser } from '@koa/bodyparser';
-import Koa from 'koa';
-import type { Principal } from '../../src/auth/principal.ts';
-import { createLogger } from '../../src/logger.ts';
-import { createMcpEndpoint, type McpEndpoint } from '../../src/mcp/http-handler.ts';
-import { CATALOGUE, type CompiledProfile } from '../../src/mcp/registry.ts';
-import { closeTestFetch, testFetch } from '../support/http.ts';
+import { CATALOGUE } from '../../src/mcp/registry.ts';
+import { closeTestFetch } from '../support/http.ts';
 import { connectV1, connectV2 } from '../support/mcp-clients.ts';
+import {
+  LEGACY_HEADERS,
+  MODERN_HEADERS,
+  MODERN_META,
+  postJsonRpc as post,
+  serveMcpEndpoint,
+  type ServedEndpoint,
+} from '../support/mcp-endpoint.ts';
 
-const principal: Principal = {
-  via: 'api_key',
-  workspaceId: 'ws_fixed_answers',
-  workspaceName: 'Fixed Answers',
-  role: 'viewer',
-  userId: null,
-  credentialId: 'key:fixed',
-  clientId: null,
-  internal: false,
-  scopes: [],
-};
+const servers: ServedEndpoint[] = [];
 
-/** The catalogue, counting how often a server is built (each build looks its profile up once). */
-function countingCatalogue(): { catalogue: ReadonlyMap<string, CompiledProfile>; builds: () => number } {
-  let lookups = 0;
-  const catalogue = {
-    get: (name: string) => {
-      lookups += 1;
-      return CATALOGUE.get(name);
-    },
-    [Symbol.iterator]: () => CATALOGUE[Symbol.iterator](),
-  } as unknown as ReadonlyMap<string, CompiledProfile>;
-  return { catalogue, builds: () => lookups };
-}
-
-interface Served {
-  url: string;
-  builds: () => number;
-  close(): Promise<void>;
-}
-
-const servers: Served[] = [];
-
-/** The real endpoint behind a body parser; `x-test-profile` picks the caller's profile. */
-async function serve(): Promise<Served> {
-  const { catalogue, builds } = countingCatalogue();
-  const endpoint: McpEndpoint = createMcpEndpoint({
-    orm: undefined as never,
-    services: undefined as never,
-    log: createLogger({ level: 'silent', name: 'test' }),
-    catalogue,
-  });
-  const app = new Koa();
-  app.use(bodyParser());
-  app.use(async (ctx) => {
-    const profile = ctx.get('x-test-profile') || 'external_default';
-    await endpoint.handle(ctx, { principal, profile, requestId: 'test' }, ctx.request.body);
-  });
-  const server = http.createServer(app.callback());
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const served: Served = {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/mcp`,
-    builds,
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await endpoint.close();
-    },
-  };
+async function serve(): Promise<ServedEndpoint> {
+  const served = await serveMcpEndpoint();
   servers.push(served);
   return served;
 }
@@ -83,32 +29,6 @@ afterAll(async () => {
   for (const served of servers) await served.close();
   await closeTestFetch();
 });
-
-const MODERN_HEADERS = {
-  accept: 'application/json, text/event-stream',
-  'content-type': 'application/json',
-  'mcp-protocol-version': '2026-07-28',
-  'mcp-method': 'tools/list',
-};
-const MODERN_META = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1.0.0' },
-  'io.modelcontextprotocol/clientCapabilities': {},
-};
-const LEGACY_HEADERS = {
-  accept: 'application/json, text/event-stream',
-  'content-type': 'application/json',
-  'mcp-protocol-version': '2025-11-25',
-};
-
-async function post(url: string, headers: Record<string, string>, body: unknown) {
-  const response = await testFetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
-  const answerHeaders: Record<string, string> = {};
-  response.headers.forEach((value, name) => {
-    if (!['date', 'connection', 'keep-alive'].includes(name)) answerHeaders[name] = value;
-  });
-  return { status: response.status, headers: answerHeaders, body: await response.text() };
-}
 
 describe.each([
   ['2026-07-28', MODERN_HEADERS, { _meta: MODERN_META }],
