@@ -1,10 +1,12 @@
 /**
  * The tool server's rate limit: exactly 120 requests per minute per token, then 429 with Retry-After, the
  * RateLimit headers and a JSON-RPC error that says when to retry; recovery after the wait; tokens limited
- * independently; and the state shared by two API instances on the same database.
+ * independently; the state shared by two API instances on the same database; and refusals answered
+ * in-process while they last.
  */
 import http from 'node:http';
 import { createContainer, type Container } from '../../src/container.ts';
+import { nativePool } from '../../src/db/prepared.ts';
 import { createHttpApp } from '../../src/http/app.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createKey, createTenant, type Tenant } from '../support/factories.ts';
@@ -103,5 +105,38 @@ it('shares the limit between API instances', async () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await close();
     await second.close();
+  }
+});
+
+it('answers a refused key in-process until the shared state would let it pass, then asks again', async () => {
+  const limiter = platform.container.services.rateLimiter;
+  // Two per two seconds: a burst of two, then one more every second.
+  const policy = { name: 'local-refusal-test', limit: 2, windowSeconds: 2 };
+  const key = `key-${Date.now()}`;
+  expect((await limiter.consume(policy, key)).allowed).toBe(true);
+  expect((await limiter.consume(policy, key)).allowed).toBe(true);
+  const first = await limiter.consume(policy, key);
+  expect(first).toMatchObject({ allowed: false, remaining: 0, retryAfterSeconds: 1 });
+
+  // Count the statements the limiter sends while the key is refused: none.
+  const pool = await nativePool(platform.container.orm);
+  const query = pool.query.bind(pool);
+  let statements = 0;
+  pool.query = ((...args: Parameters<typeof pool.query>) => {
+    statements += 1;
+    return query(...args);
+  }) as typeof pool.query;
+  try {
+    for (let i = 0; i < 20; i += 1) {
+      const refused = await limiter.consume(policy, key);
+      expect(refused).toMatchObject({ allowed: false, remaining: 0, retryAfterSeconds: 1 });
+    }
+    expect(statements).toBe(0);
+    // Once the refusal has run out, the shared state decides again (and lets the key through).
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect((await limiter.consume(policy, key)).allowed).toBe(true);
+    expect(statements).toBe(1);
+  } finally {
+    pool.query = query;
   }
 });
