@@ -115,6 +115,7 @@ const EnvSchema = z.object({
   COOKIE_SECRETS: secretList.optional(),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(120),
   CALL_CODE_CACHE_TTL_MS: z.coerce.number().int().min(0).max(300_000).default(15_000),
+  API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
   BRAND_SITE_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
   CONCIERGE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(30),
   SSRF_ALLOW_PRIVATE_HOSTS: z
@@ -228,6 +229,8 @@ export interface Config {
   rateLimitPerMinute: number;
   /** How long a call-code answer is cached per workspace (a revocation takes effect within this time). */
   callCodeCacheTtlMs: number;
+  /** How long an API-key lookup is remembered (0: never); changes on other instances apply within it. */
+  apiKeyCacheTtlMs: number;
   /** How long a brand host's latest publication is trusted before asking again (a republish shows within it). */
   brandSiteCacheTtlMs: number;
   /** Concierge questions per minute per visitor address and brand. */
@@ -352,6 +355,7 @@ export function loadConfig(env: Env): Config {
     allowedOrigins: [new URL(platformUrl).origin, ...e.ALLOWED_ORIGINS],
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     callCodeCacheTtlMs: e.CALL_CODE_CACHE_TTL_MS,
+    apiKeyCacheTtlMs: e.API_KEY_CACHE_TTL_MS,
     brandSiteCacheTtlMs: e.BRAND_SITE_CACHE_TTL_MS,
     conciergeRateLimitPerMinute: e.CONCIERGE_RATE_LIMIT_PER_MINUTE,
     ssrfAllowPrivateHosts: e.SSRF_ALLOW_PRIVATE_HOSTS,

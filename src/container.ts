@@ -5,7 +5,13 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type Provider from 'oidc-provider';
 import { createBearerVerifier } from './auth/bearer.ts';
-import type { BearerVerifier } from './auth/authenticate.ts';
+import {
+  createApiKeyCache,
+  createAuthenticator,
+  type ApiKeyCache,
+  type Authenticator,
+  type BearerVerifier,
+} from './auth/authenticate.ts';
 import { createConnectedAppsService } from './auth/oidc/connected-apps.ts';
 import { createOidcProvider } from './auth/oidc/provider.ts';
 import { createAuditService } from './domain/audit/audit.service.ts';
@@ -56,12 +62,21 @@ export interface Container {
   services: ReturnType<typeof createServices>;
   /** The authorization server and the resource server's token verifier. */
   oauth: { provider: Provider; verifyBearer: BearerVerifier };
+  /** Who is calling the tool server (OAuth token or API key); one per process, sharing its key lookups. */
+  authenticator: Authenticator;
   /** The SSRF-guarded fetcher for anything on the open web. */
   safeFetch: SafeFetch;
   close(): Promise<void>;
 }
 
-function createServices(config: Config, orm: MikroORM, temporal: TemporalClient, log: Logger, safeFetch: SafeFetch) {
+function createServices(
+  config: Config,
+  orm: MikroORM,
+  temporal: TemporalClient,
+  log: Logger,
+  safeFetch: SafeFetch,
+  apiKeys: ApiKeyCache,
+) {
   const credits = createCreditsService();
   const launcher = createTemporalJobLauncher(temporal.client, config.temporal.taskQueue);
   const republish = createRepublishPort({ client: temporal.client, taskQueue: config.temporal.taskQueue, log });
@@ -83,7 +98,7 @@ function createServices(config: Config, orm: MikroORM, temporal: TemporalClient,
     analytics: createAnalyticsQueryService(),
     customDomains: createCustomDomainsService({ config, republish, safeFetch, audit: createAuditService() }),
     callCodes: createCallCodesService({ selectableProfiles: SELECTABLE_PROFILES }),
-    workspaces: createWorkspacesService(),
+    workspaces: createWorkspacesService({ onCredentialsChanged: () => apiKeys.clear() }),
     audit: createAuditService(),
     sessions: createSessionsService(),
     rateLimiter: createRateLimiter(orm),
@@ -152,13 +167,16 @@ export async function createContainer(config: Config, options: ContainerOptions 
     }
     const safeFetch = createSafeFetch({ allowPrivateHosts: config.ssrfAllowPrivateHosts, ...options.safeFetch });
     const provider = await createOidcProvider({ config, orm, log, safeFetch });
+    const verifyBearer = createBearerVerifier({ provider, orm, config });
+    const apiKeys = createApiKeyCache({ ttlMs: config.apiKeyCacheTtlMs });
     return {
       config,
       log,
       orm,
       temporal,
-      services: createServices(config, orm, temporal, log, safeFetch),
-      oauth: { provider, verifyBearer: createBearerVerifier({ provider, orm, config }) },
+      services: createServices(config, orm, temporal, log, safeFetch, apiKeys),
+      oauth: { provider, verifyBearer },
+      authenticator: createAuthenticator({ orm, verifyBearer, apiKeys }),
       safeFetch,
       async close() {
         await safeFetch.close();

@@ -8,7 +8,6 @@
  */
 import http from 'node:http';
 import Koa from 'koa';
-import { createAuthenticator } from '../../src/auth/authenticate.ts';
 import { loadConfigOrExit, processEnv } from '../../src/config.ts';
 import { createContainer } from '../../src/container.ts';
 import { toolServerAuthentication, toolServerOriginCheck } from '../../src/http/middleware/authenticate.ts';
@@ -42,12 +41,7 @@ const guarded = new Koa();
 guarded.use(requestId());
 guarded.use(errorBoundary(log));
 guarded.use(toolServerOriginCheck(config));
-guarded.use(
-  toolServerAuthentication(
-    config,
-    createAuthenticator({ orm: container.orm, verifyBearer: container.oauth.verifyBearer }),
-  ),
-);
+guarded.use(toolServerAuthentication(config, container.authenticator));
 guarded.use(
   toolServerRateLimit(container.services.rateLimiter, {
     name: 'tool-server',

@@ -23,7 +23,6 @@ import fs from 'node:fs/promises';
 import http from 'node:http';
 import { Session } from 'node:inspector/promises';
 import Koa from 'koa';
-import { createAuthenticator } from '../../src/auth/authenticate.ts';
 import { loadConfigOrExit, processEnv } from '../../src/config.ts';
 import { createContainer } from '../../src/container.ts';
 import { createHttpApp } from '../../src/http/app.ts';
@@ -107,12 +106,7 @@ const guarded = new Koa();
 guarded.use(requestId());
 guarded.use(errorBoundary(log));
 guarded.use(toolServerOriginCheck(config));
-guarded.use(
-  toolServerAuthentication(
-    config,
-    createAuthenticator({ orm: container.orm, verifyBearer: container.oauth.verifyBearer }),
-  ),
-);
+guarded.use(toolServerAuthentication(config, container.authenticator));
 guarded.use(
   toolServerRateLimit(container.services.rateLimiter, {
     name: 'tool-server',

@@ -7,6 +7,7 @@
  * a challenge to a request without credentials carries no error code).
  */
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { LRUCache } from 'lru-cache';
 import { roleAtLeast, type Role } from '../domain/workspaces/roles.ts';
 import { runPrepared, type PreparedStatement } from '../db/prepared.ts';
 import { hashApiKeySecret, looksLikeApiKey } from './api-key-secrets.ts';
@@ -46,7 +47,7 @@ const QUERY_TOKEN_PARAMETERS = ['access_token', 'api_key', 'apikey', 'x-api-key'
 /** `last_used_at` is refreshed at most this often per key, so authentication does not write on every request. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
-interface KeyRow {
+export interface KeyRow {
   id: string;
   workspace_id: string;
   created_by_id: string | null;
@@ -73,7 +74,39 @@ const API_KEY_LOOKUP: PreparedStatement = {
           where k.secret_hash = $1`,
 };
 
-export function createAuthenticator(deps: { orm: MikroORM; verifyBearer?: BearerVerifier }) {
+/**
+ * API-key lookups, remembered for a short while per secret hash (unknown keys too, so guessing costs the
+ * database nothing). At serving rates the lookup was one of a tool call's three statements. What a cached
+ * lookup may miss — a key disabled, a member removed or demoted, a workspace deleted — is forgotten at once
+ * on the instance that made the change (the workspaces service calls `clear`), and on other instances (or
+ * after a CLI change) within `ttlMs`.
+ */
+export interface ApiKeyCache {
+  get(secretHash: string): { row: KeyRow | null } | undefined;
+  set(secretHash: string, row: KeyRow | null): void;
+  /** Forgets every remembered lookup: call after anything that changes what a key may do. */
+  clear(): void;
+}
+
+export function createApiKeyCache(options: { ttlMs: number }): ApiKeyCache {
+  if (options.ttlMs <= 0) return { get: () => undefined, set: () => undefined, clear: () => undefined };
+  const entries = new LRUCache<string, { row: KeyRow | null }>({ max: 10_000, ttl: options.ttlMs });
+  return {
+    get: (secretHash) => entries.get(secretHash),
+    set: (secretHash, row) => entries.set(secretHash, { row }),
+    clear: () => entries.clear(),
+  };
+}
+
+export function createAuthenticator(deps: { orm: MikroORM; verifyBearer?: BearerVerifier; apiKeys: ApiKeyCache }) {
+  async function lookUp(secretHash: string): Promise<{ key: KeyRow | undefined; fresh: boolean }> {
+    const cached = deps.apiKeys.get(secretHash);
+    if (cached) return { key: cached.row ?? undefined, fresh: false };
+    const rows = await runPrepared<KeyRow>(deps.orm, API_KEY_LOOKUP, [secretHash]);
+    deps.apiKeys.set(secretHash, rows[0] ?? null);
+    return { key: rows[0], fresh: true };
+  }
+
   async function authenticateApiKey(secret: string): Promise<Principal> {
     if (!looksLikeApiKey(secret)) {
       throw new AuthenticationFailure(
@@ -81,8 +114,7 @@ export function createAuthenticator(deps: { orm: MikroORM; verifyBearer?: Bearer
         'Malformed API key: expected "cpk_" followed by 43 characters, as shown once when the key was created',
       );
     }
-    const rows = await runPrepared<KeyRow>(deps.orm, API_KEY_LOOKUP, [hashApiKeySecret(secret)]);
-    const key = rows[0];
+    const { key, fresh } = await lookUp(hashApiKeySecret(secret));
     if (!key) throw new AuthenticationFailure('unknown_api_key', 'Unknown API key');
     if (key.deleted_at) throw new AuthenticationFailure('unknown_api_key', "This API key's workspace was deleted");
     if (key.disabled_at) {
@@ -103,7 +135,8 @@ export function createAuthenticator(deps: { orm: MikroORM; verifyBearer?: Bearer
       }
       role = lowerRole(key.role, key.member_role);
     }
-    if (!key.last_used_at || Date.now() - new Date(key.last_used_at).getTime() > LAST_USED_RESOLUTION_MS) {
+    // Only on a fresh read: a remembered row's last_used_at is as old as the row.
+    if (fresh && (!key.last_used_at || Date.now() - new Date(key.last_used_at).getTime() > LAST_USED_RESOLUTION_MS)) {
       // Fire and forget: bookkeeping must not slow down or fail the request.
       void deps.orm.em
         .getConnection()

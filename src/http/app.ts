@@ -7,7 +7,6 @@ import type http from 'node:http';
 import Koa from 'koa';
 import mount from 'koa-mount';
 import type Router from '@koa/router';
-import { createAuthenticator } from '../auth/authenticate.ts';
 import { interactionRoutes } from '../auth/oidc/interactions.ts';
 import { offlineAccessNeedsConsent } from '../auth/oidc/offline-access-consent.ts';
 import { registrationDefaults } from '../auth/oidc/registration-defaults.ts';
@@ -65,7 +64,7 @@ export function createHttpApp(container: Container): HttpApp {
   app.keys = [...config.secrets.cookieKeys];
   const resolveSite = createSiteResolver(config);
   const endpoint: McpEndpoint = createMcpEndpoint({ orm: container.orm, services, log });
-  const authenticator = createAuthenticator({ orm: container.orm, verifyBearer: container.oauth.verifyBearer });
+  const { authenticator } = container;
   const platformCsrf = createCsrf({
     keys: config.secrets.cookieKeys,
     secure: config.urls.platform.startsWith('https:'),

@@ -1,8 +1,14 @@
 /**
  * The tool server's HTTP edge: the 401 challenge and the metadata documents it points to, API key happy and
- * bad paths (each a clear error that changes nothing), query-string tokens, methods other than POST.
+ * bad paths (each a clear error that changes nothing), remembered key lookups forgotten when a key or its
+ * creator's membership changes, query-string tokens, methods other than POST.
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createContainer } from '../../src/container.ts';
 import { ApiKey } from '../../src/domain/workspaces/api-key.entity.ts';
+import { createHttpApp } from '../../src/http/app.ts';
+import { createLogger } from '../../src/logger.ts';
 import { Job } from '../../src/domain/jobs/job.entity.ts';
 import { CreditLedgerEntry } from '../../src/domain/credits/credit-ledger-entry.entity.ts';
 import { createTenant, type Tenant } from '../support/factories.ts';
@@ -19,8 +25,8 @@ const callHealth = {
   params: { name: 'get_platform_info', arguments: { topic: 'health' } },
 };
 
-async function post(headers: Record<string, string>, body: unknown = callHealth, query = '') {
-  const response = await testFetch(`${platform.urls.mcp}${query}`, {
+async function post(headers: Record<string, string>, body: unknown = callHealth, query = '', url = platform.urls.mcp) {
+  const response = await testFetch(`${url}${query}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
     body: JSON.stringify(body),
@@ -172,6 +178,78 @@ describe('API keys', () => {
     expect(response.body.error.data.code).toBe('disabled_api_key');
     expect(response.body.error.message).toMatch(/^This API key was disabled on \d{4}-\d{2}-\d{2}T/);
     expect(await snapshotState()).toEqual(before);
+  });
+
+  it('refuse a key at once on the instance that disabled it, even right after using it', async () => {
+    const other = await createTenant(platform.container);
+    expect((await post({ 'x-api-key': other.apiKey })).status).toBe(200); // its lookup is now remembered
+    await platform.container.services.workspaces.disableApiKey(
+      platform.container.orm.em.fork(),
+      other.workspaceId,
+      other.apiKeyId,
+    );
+    const response = await post({ 'x-api-key': other.apiKey });
+    expect(response.status).toBe(401);
+    expect(response.body.error.data.code).toBe('disabled_api_key');
+  });
+
+  it('apply a member removal to their keys at once on the instance that removed them', async () => {
+    const other = await createTenant(platform.container);
+    const em = platform.container.orm.em.fork();
+    const editor = await platform.container.services.workspaces.createUser(em, {
+      email: `editor-${Date.now()}@example.test`,
+      name: 'Editor',
+    });
+    await platform.container.services.workspaces.setMember(em, other.workspaceId, {
+      email: editor.email,
+      role: 'editor',
+    });
+    const key = await platform.container.services.workspaces.createApiKey(em, other.workspaceId, {
+      name: 'editor key',
+      role: 'editor',
+      createdByUserId: editor.id,
+    });
+    expect((await post({ 'x-api-key': key.secret })).status).toBe(200);
+    await platform.container.services.workspaces.removeMember(em, other.workspaceId, editor.id);
+    const response = await post({ 'x-api-key': key.secret });
+    expect(response.status).toBe(401);
+    expect(response.body.error.data.code).toBe('api_key_creator_removed');
+  });
+
+  it('apply a change made elsewhere within API_KEY_CACHE_TTL_MS on another instance', async () => {
+    // A second API instance on the same database remembers its own lookups, for 500 ms here.
+    const second = await createContainer(
+      { ...platform.config, apiKeyCacheTtlMs: 500 },
+      { log: createLogger({ level: 'silent', name: 'second' }), migrate: false },
+    );
+    const { listener, close } = createHttpApp(second);
+    const server = http.createServer(listener);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const secondMcp = `http://app.localhost:${(server.address() as AddressInfo).port}/api/mcp`;
+    try {
+      const other = await createTenant(platform.container);
+      const viaSecond = () => post({ 'x-api-key': other.apiKey }, callHealth, '', secondMcp);
+      expect((await viaSecond()).status).toBe(200);
+      await platform.container.services.workspaces.disableApiKey(
+        platform.container.orm.em.fork(),
+        other.workspaceId,
+        other.apiKeyId,
+      );
+      const disabledAt = Date.now();
+      let status = (await viaSecond()).status;
+      while (status === 200 && Date.now() - disabledAt < 5000) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        status = (await viaSecond()).status;
+      }
+      expect(status).toBe(401);
+      // Refused once the second instance's lookup had expired: within its 500 ms, plus one poll and a request.
+      expect(Date.now() - disabledAt).toBeLessThan(500 + 1000);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await close();
+      await second.close();
+    }
   });
 
   it('refuse credentials in the query string even alongside a valid key', async () => {

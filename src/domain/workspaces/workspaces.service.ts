@@ -53,7 +53,13 @@ export function toApiKeyView(key: ApiKey, creatorEmail: string | null): ApiKeyVi
   };
 }
 
-export function createWorkspacesService() {
+export function createWorkspacesService(
+  deps: {
+    /** Called after anything that changes what an API key may do (the authenticator forgets its lookups). */
+    onCredentialsChanged?: () => void;
+  } = {},
+) {
+  const credentialsChanged = () => deps.onCredentialsChanged?.();
   async function findUserByEmail(em: EntityManager, email: string): Promise<User | null> {
     return em.findOne(User, { email: parseInput(Email, email, 'email') });
   }
@@ -127,6 +133,7 @@ export function createWorkspacesService() {
       }
       em.remove(membership);
       await em.flush();
+      credentialsChanged();
       return membership;
     },
 
@@ -142,6 +149,7 @@ export function createWorkspacesService() {
       workspace.deletedAt = new Date();
       await em.nativeUpdate(ApiKey, { workspace: workspace.id, disabledAt: null }, { disabledAt: workspace.deletedAt });
       await em.flush();
+      credentialsChanged();
       return workspace;
     },
 
@@ -194,6 +202,7 @@ export function createWorkspacesService() {
         }
         existing.role = data.role;
         await em.flush();
+        credentialsChanged();
         return { membership: existing, user, created: false };
       }
       const membership = em.create(Membership, { workspace, user, role: data.role });
@@ -252,6 +261,7 @@ export function createWorkspacesService() {
       if (!key.disabledAt) {
         key.disabledAt = new Date();
         await em.flush();
+        credentialsChanged();
       }
       return key;
     },
