@@ -7,23 +7,26 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { loadConfig, ConfigError, type Config } from '../config.ts';
-import { createContainer, type Container } from '../container.ts';
-import { createOrm, migrateToLatest } from '../db/orm.ts';
+import type { Container } from '../container.ts';
 import { withLocalServices } from '../dev/local-services.ts';
-import { toJobView } from '../domain/jobs/jobs.service.ts';
 import { isTerminalJobStatus } from '../domain/jobs/job-status.ts';
 import { AppError } from '../errors.ts';
 import { closeLoopbackAwareFetch } from '../net/loopback-aware-fetch.ts';
-import { callToolWithSession, login, logout } from './oauth-session.ts';
-import { rotateSigningKey } from '../auth/oidc/signing-keys.ts';
 import { createLogger } from '../logger.ts';
 
 type Options = Record<string, string | boolean | undefined>;
+
+// Modules that pull in heavy dependencies (Temporal, oidc-provider, the ORM, undici) are loaded by the
+// commands that use them, so `--help` and usage errors answer at once.
+const oauthSession = () => import('./oauth-session.ts');
+const jobsService = () => import('../domain/jobs/jobs.service.ts');
 
 interface Command {
   summary: string;
   usage: string;
   options: NonNullable<ParseArgsConfig['options']>;
+  /** Options that must be given: checked before anything is loaded or connected, so a usage error is instant. */
+  required?: string[];
   run(io: CliIo, options: Options): Promise<void>;
 }
 
@@ -71,7 +74,9 @@ const COMMANDS: Record<string, Command> = {
     options: { url: str },
     async run(io, options) {
       const mcpUrl = mcpUrlOf(io, options);
-      await login({
+      await (
+        await oauthSession()
+      ).login({
         mcpUrl,
         file: io.config.cliCredentialsFile,
         announce: (url) =>
@@ -79,7 +84,9 @@ const COMMANDS: Record<string, Command> = {
             `Open this URL in your browser to sign in and choose a workspace:\n\n  ${url}\n\nWaiting for the browser…`,
           ),
       });
-      const result = await callToolWithSession(io.config.cliCredentialsFile, mcpUrl, 'get_platform_info', {
+      const result = await (
+        await oauthSession()
+      ).callToolWithSession(io.config.cliCredentialsFile, mcpUrl, 'get_platform_info', {
         topic: 'organization',
       });
       const organization = (result.structuredContent as { organization: { id: string; name: string; role: string } })
@@ -96,12 +103,11 @@ const COMMANDS: Record<string, Command> = {
     usage: 'whoami [--url <MCP endpoint>]',
     options: { url: str },
     async run(io, options) {
-      const result = await callToolWithSession(
-        io.config.cliCredentialsFile,
-        mcpUrlOf(io, options),
-        'get_platform_info',
-        { topic: 'organization' },
-      );
+      const result = await (
+        await oauthSession()
+      ).callToolWithSession(io.config.cliCredentialsFile, mcpUrlOf(io, options), 'get_platform_info', {
+        topic: 'organization',
+      });
       const organization = (
         result.structuredContent as {
           organization: { id: string; name: string; role: string; credits: { available: number } };
@@ -118,6 +124,7 @@ const COMMANDS: Record<string, Command> = {
     summary: 'Call a tool of the MCP server with the signed-in CLI session.',
     usage: "tools:call --tool <name> [--args '<json object>'] [--url <MCP endpoint>]",
     options: { tool: str, args: str, url: str },
+    required: ['tool'],
     async run(io, options) {
       let args: Record<string, unknown> = {};
       if (typeof options.args === 'string') {
@@ -129,12 +136,9 @@ const COMMANDS: Record<string, Command> = {
         if (typeof args !== 'object' || args === null || Array.isArray(args))
           throw new UsageError('--args must be a JSON object');
       }
-      const result = await callToolWithSession(
-        io.config.cliCredentialsFile,
-        mcpUrlOf(io, options),
-        required(options, 'tool'),
-        args,
-      );
+      const result = await (
+        await oauthSession()
+      ).callToolWithSession(io.config.cliCredentialsFile, mcpUrlOf(io, options), required(options, 'tool'), args);
       const text = (result.content as { type: string; text?: string }[]).map((block) => block.text ?? '').join('\n');
       io.result(result, text);
       if (result.isError) throw new CliFailure();
@@ -146,7 +150,7 @@ const COMMANDS: Record<string, Command> = {
     usage: 'logout [--url <MCP endpoint>]',
     options: { url: str },
     async run(io, options) {
-      const signedOut = await logout(io.config.cliCredentialsFile, mcpUrlOf(io, options));
+      const signedOut = await (await oauthSession()).logout(io.config.cliCredentialsFile, mcpUrlOf(io, options));
       io.result(
         { signedOut },
         signedOut ? 'Signed out; the tokens were revoked.' : 'There was no session to sign out of.',
@@ -159,6 +163,7 @@ const COMMANDS: Record<string, Command> = {
     usage: 'migrate',
     options: {},
     async run(io) {
+      const { createOrm, migrateToLatest } = await import('../db/orm.ts');
       const orm = await createOrm({ url: io.config.database.url! });
       try {
         const applied = await migrateToLatest(orm);
@@ -178,6 +183,7 @@ const COMMANDS: Record<string, Command> = {
     summary: 'Create a person who can sign in to the dashboard.',
     usage: 'user:create --email <email> --name <name> [--password-stdin | --password <password>]',
     options: { email: str, name: str, password: str, 'password-stdin': flag },
+    required: ['email', 'name'],
     async run(io, options) {
       const { orm, services } = await io.container();
       const user = await services.workspaces.createUser(orm.em.fork(), {
@@ -193,6 +199,7 @@ const COMMANDS: Record<string, Command> = {
     summary: 'Create a workspace owned by an existing user.',
     usage: 'workspace:create --name <name> --owner <email>',
     options: { name: str, owner: str },
+    required: ['owner', 'name'],
     async run(io, options) {
       const { orm, services } = await io.container();
       const em = orm.em.fork();
@@ -212,6 +219,7 @@ const COMMANDS: Record<string, Command> = {
     summary: 'Add a user to a workspace with a role, or change their role.',
     usage: 'member:set --workspace <id> --email <email> --role owner|admin|editor|viewer',
     options: { workspace: str, email: str, role: str },
+    required: ['workspace', 'email', 'role'],
     async run(io, options) {
       const { orm, services } = await io.container();
       const { user, membership, created } = await services.workspaces.setMember(
@@ -233,6 +241,7 @@ const COMMANDS: Record<string, Command> = {
     summary: 'Create a workspace API key; the secret is printed once.',
     usage: 'key:create --workspace <id> --creator <email> --name <name> [--role editor]',
     options: { workspace: str, creator: str, name: str, role: str },
+    required: ['creator', 'workspace', 'name'],
     async run(io, options) {
       const { orm, services } = await io.container();
       const em = orm.em.fork();
@@ -253,6 +262,7 @@ const COMMANDS: Record<string, Command> = {
     summary: "List a workspace's API keys (never their secrets).",
     usage: 'key:list --workspace <id>',
     options: { workspace: str },
+    required: ['workspace'],
     async run(io, options) {
       const { orm, services } = await io.container();
       const keys = await services.workspaces.listApiKeys(orm.em.fork(), required(options, 'workspace'));
@@ -271,9 +281,10 @@ const COMMANDS: Record<string, Command> = {
   },
 
   'key:disable': {
-    summary: 'Disable an API key (it stops working at once).',
+    summary: 'Disable an API key (running API instances refuse it within API_KEY_CACHE_TTL_MS, 1 s).',
     usage: 'key:disable --workspace <id> --key <key id>',
     options: { workspace: str, key: str },
+    required: ['workspace', 'key'],
     async run(io, options) {
       const { orm, services } = await io.container();
       const key = await services.workspaces.disableApiKey(
@@ -292,6 +303,7 @@ const COMMANDS: Record<string, Command> = {
     summary: 'Grant credits to a workspace.',
     usage: 'credits:grant --workspace <id> --amount <n> [--note <text>] [--idempotency-key <key>]',
     options: { workspace: str, amount: str, note: str, 'idempotency-key': str },
+    required: ['workspace'],
     async run(io, options) {
       const { orm, services } = await io.container();
       const workspaceId = required(options, 'workspace');
@@ -317,6 +329,7 @@ const COMMANDS: Record<string, Command> = {
     summary: "Show a workspace's credit balance.",
     usage: 'credits:balance --workspace <id>',
     options: { workspace: str },
+    required: ['workspace'],
     async run(io, options) {
       const { orm, services } = await io.container();
       const workspaceId = required(options, 'workspace');
@@ -330,6 +343,7 @@ const COMMANDS: Record<string, Command> = {
     summary: 'Mark an OAuth client as a verified internal client (or unmark it with --off).',
     usage: 'oauth:client-internal --client <client_id> [--note <text>] [--off]',
     options: { client: str, note: str, off: flag },
+    required: ['client'],
     async run(io, options) {
       const { orm } = await io.container();
       const clientId = required(options, 'client');
@@ -347,6 +361,7 @@ const COMMANDS: Record<string, Command> = {
     summary: 'Issue a secret call code that selects a tool profile (printed once, stored hashed).',
     usage: 'callcode:issue --profile <name> [--workspace <ws_id>] [--note <text>]',
     options: { profile: str, workspace: str, note: str },
+    required: ['profile'],
     async run(io, options) {
       const { orm, services } = await io.container();
       const em = orm.em.fork();
@@ -389,6 +404,7 @@ const COMMANDS: Record<string, Command> = {
     summary: 'Revoke a call code by id; connections using it fall back to the discovery profile.',
     usage: 'callcode:revoke --id <ccd_id>',
     options: { id: str },
+    required: ['id'],
     async run(io, options) {
       const { orm, services } = await io.container();
       const callCode = await services.callCodes.revoke(orm.em.fork(), required(options, 'id'));
@@ -400,6 +416,7 @@ const COMMANDS: Record<string, Command> = {
     summary: 'Grant (or with --off remove) platform-operator rights: the operator pages of the dashboard.',
     usage: 'user:operator --email <email> [--off]',
     options: { email: str, off: flag },
+    required: ['email'],
     async run(io, options) {
       const { orm } = await io.container();
       const email = required(options, 'email').toLowerCase();
@@ -418,6 +435,7 @@ const COMMANDS: Record<string, Command> = {
     options: {},
     async run(io) {
       const { orm, config } = await io.container();
+      const { rotateSigningKey } = await import('../auth/oidc/signing-keys.ts');
       const kid = await rotateSigningKey(orm, config.secrets.cookieKeys);
       io.result(
         { kid },
@@ -430,6 +448,7 @@ const COMMANDS: Record<string, Command> = {
     summary: 'Run the job pipeline self-test (N timed steps on the worker).',
     usage: 'jobs:selftest --workspace <id> [--steps 5] [--step-ms 500] [--key default] [--wait]',
     options: { workspace: str, steps: str, 'step-ms': str, key: str, wait: flag },
+    required: ['workspace'],
     async run(io, options) {
       const container = await io.container();
       const workspaceId = required(options, 'workspace');
@@ -450,7 +469,10 @@ const COMMANDS: Record<string, Command> = {
         `${reused ? 'A self-test is already running on this key' : 'Started self-test'}: job ${job.id} (workflow ${job.workflowId}).`,
       );
       if (!options.wait) {
-        io.result(toJobView(job), `Follow it with: campaignctl jobs:get --workspace ${workspaceId} --job ${job.id}`);
+        io.result(
+          (await jobsService()).toJobView(job),
+          `Follow it with: campaignctl jobs:get --workspace ${workspaceId} --job ${job.id}`,
+        );
         return;
       }
       let current = job;
@@ -462,7 +484,7 @@ const COMMANDS: Record<string, Command> = {
             `  ${current.status} ${Math.round(current.progress.fraction * 100)}% ${current.progress.message ?? ''}`,
           );
       }
-      io.result(toJobView(current), `Job ${current.id} ended: ${current.status}.`);
+      io.result((await jobsService()).toJobView(current), `Job ${current.id} ended: ${current.status}.`);
     },
   },
 
@@ -470,10 +492,11 @@ const COMMANDS: Record<string, Command> = {
     summary: 'Show a job of a workspace.',
     usage: 'jobs:get --workspace <id> --job <id>',
     options: { workspace: str, job: str },
+    required: ['workspace', 'job'],
     async run(io, options) {
       const container = await io.container();
       const scope = { workspaceId: required(options, 'workspace'), em: container.orm.em.fork(), actor: 'operator' };
-      const job = toJobView(await container.services.jobs.get(scope, required(options, 'job')));
+      const job = (await jobsService()).toJobView(await container.services.jobs.get(scope, required(options, 'job')));
       io.result(
         job,
         `${job.id} ${job.kind} ${job.status} ${Math.round(job.progress.fraction * 100)}%${job.error ? ` error: ${job.error.message}` : ''}`,
@@ -518,6 +541,14 @@ export async function runCli(
     write(`${command.summary}\nUsage: campaignctl ${command.usage}\n`);
     return 0;
   }
+  const missing = (command.required ?? []).find((option) => {
+    const value = options[option];
+    return typeof value !== 'string' || value.trim() === '';
+  });
+  if (missing) {
+    process.stderr.write(`--${missing} is required\nUsage: campaignctl ${command.usage}\n`);
+    return 2;
+  }
   let config: Config;
   try {
     config = withLocalServices(loadConfig(env));
@@ -538,6 +569,9 @@ export async function runCli(
     },
     result: (value, human) => write(json ? `${JSON.stringify(value, null, 2)}\n` : `${human}\n`),
     container: async () => {
+      // Loaded on first use: the container pulls in Temporal, oidc-provider and the ORM (over a second of
+      // start-up), which `--help` and a usage error never need.
+      const { createContainer } = await import('../container.ts');
       container ??= await createContainer(config, {
         log: createLogger({ level: 'warn', name: 'cli' }),
         migrate: false,

@@ -124,6 +124,17 @@ it.each([
   expect(result.stderr).toContain(message);
 });
 
+it('reports a missing option without loading or connecting to anything', () => {
+  // Nothing listens on this database port: a usage error must not wait for (or be hidden by) a connection.
+  const result = spawnSync(process.execPath, ['src/cli/campaignctl.ts', 'key:disable', '--workspace', 'ws_x'], {
+    env: { ...workerEnv(platform.config), DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  expect(result.status).toBe(2);
+  expect(result.stderr).toBe('--key is required\nUsage: campaignctl key:disable --workspace <id> --key <key id>\n');
+});
+
 it('refuses a key whose role would exceed its creator and a negative grant, changing nothing', async () => {
   const keysBefore = await platform.container.orm.em.fork().count(ApiKey, {});
   expect(cli('user:create', '--email', 'grace@example.test', '--name', 'Grace').code).toBe(0);
