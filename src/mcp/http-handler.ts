@@ -78,8 +78,9 @@ interface FixedAnswer {
 
 /**
  * The answer as the SDK wrote it, ready to take another id, or null when it is not a plain JSON-RPC result
- * to this request. Rebuilt key by key with `JSON.stringify`, as the SDK wrote it, so a replay is the same
- * bytes the SDK would send (mcp-fixed-answers.test.ts compares them).
+ * to this request. Rebuilt key by key with `JSON.stringify`, as the SDK wrote it, and kept only when the
+ * rebuild equals the SDK's bytes, so a replay is what the SDK would send (mcp-fixed-answers.test.ts also
+ * compares replays with a fresh endpoint's answers).
  */
 function fixedAnswerFrom(response: Response, bytes: Buffer, id: unknown): FixedAnswer | null {
   if (response.status !== 200 || !response.headers.get('content-type')?.startsWith('application/json')) return null;
@@ -103,6 +104,10 @@ function fixedAnswerFrom(response: Response, bytes: Buffer, id: unknown): FixedA
     .slice(idAt + 1)
     .map((entry) => `,${encode(entry)}`)
     .join('')}}`;
+  // Only an answer the rebuild reproduces byte for byte is kept (a serialiser that writes JSON differently
+  // simply goes unremembered).
+  const rebuilt = Buffer.from(`${beforeId}${JSON.stringify(id)}${afterId}`);
+  if (!rebuilt.equals(bytes)) return null;
   const headers: [string, string][] = [];
   response.headers.forEach((value, name) => {
     if (name !== 'content-length') headers.push([name, value]);
