@@ -129,8 +129,12 @@ export function createSiteReader(
     };
   }
 
+  // One key format per cache, shared by the awaiting readers and the synchronous `cached` view.
+  const headKey = (where: 'slug' | 'domain', key: string) => `${where}:${key}`;
+  const documentKey = (site: SiteHead, path: string) => `${site.workspaceId}:${site.version}:${path}`;
+
   async function head(where: 'slug' | 'domain', key: string): Promise<SiteHead | null> {
-    const cacheKey = `${where}:${key}`;
+    const cacheKey = headKey(where, key);
     const hit = heads.get(cacheKey);
     if (hit) return hit.head;
     const loaded = await loadHead(where, key);
@@ -149,15 +153,15 @@ export function createSiteReader(
      * each `undefined` when it is not cached (the HTTP hot path then takes the ordinary, awaiting route).
      */
     cached: {
-      bySlug: (slug: string): SiteHead | null | undefined => heads.get(`slug:${slug}`)?.head,
-      byCustomDomain: (hostname: string): SiteHead | null | undefined => heads.get(`domain:${hostname}`)?.head,
+      bySlug: (slug: string): SiteHead | null | undefined => heads.get(headKey('slug', slug))?.head,
+      byCustomDomain: (hostname: string): SiteHead | null | undefined => heads.get(headKey('domain', hostname))?.head,
       document: (site: SiteHead, path: string): StoredDocument | null | undefined =>
-        site.version === null ? null : documents.get(`${site.workspaceId}:${site.version}:${path}`)?.document,
+        site.version === null ? null : documents.get(documentKey(site, path))?.document,
     },
 
     async document(site: SiteHead, path: string): Promise<StoredDocument | null> {
       if (site.version === null) return null;
-      const key = `${site.workspaceId}:${site.version}:${path}`;
+      const key = documentKey(site, path);
       const hit = documents.get(key);
       if (hit) return hit.document;
       const row = await orm.em
