@@ -15,6 +15,7 @@ import type http from 'node:http';
 import type { SiteEventSink } from '../domain/analytics/site-events.ts';
 import type { SiteReader } from '../domain/publishing/site-store.ts';
 import type { Logger } from '../logger.ts';
+import type { SlotChoice } from '../public/brand-site/assemble.ts';
 import { BRAND_PATHS } from '../public/brand-site/site-model.ts';
 import type { Site } from './hosts.ts';
 import { SAFE_REQUEST_ID } from './middleware/request-id.ts';
@@ -24,6 +25,7 @@ import {
   isPersonal,
   isVisitorId,
   pageResponse,
+  plainMarkdownChoice,
   recordMarkdownImpressions,
   VISITOR_COOKIE,
   type DocumentResponse,
@@ -83,17 +85,17 @@ export function createBrandFastPath(
     if (!document) return false;
 
     let response: DocumentResponse;
-    let impressions: { sessionId: string | null; choices: ReturnType<typeof pageResponse>['choices'] } | null = null;
+    let impressions: { sessionId: string | null; choices: SlotChoice[] } | null = null;
     if (document.kind === 'file') {
       response = fileResponse(document);
     } else {
-      const accept = headers.accept ?? '';
-      const mentionsMarkdown = accept.includes('text/markdown');
-      // `text/markdown` alongside other types is negotiated by Koa (q-values); the plain cases are clear.
-      if (mentionsMarkdown && accept !== 'text/markdown') return false;
-      const markdown = requested.markdown || mentionsMarkdown;
-      const sessionId = isPersonal(document) ? visitorFromCookie(headers.cookie) : null;
-      if (isPersonal(document) && sessionId === null) return false;
+      // `text/markdown` among other types is negotiated by Koa (q-values).
+      const markdownByAccept = plainMarkdownChoice(headers.accept ?? '');
+      if (markdownByAccept === null) return false;
+      const markdown = requested.markdown || markdownByAccept;
+      const personal = isPersonal(document);
+      const sessionId = personal ? visitorFromCookie(headers.cookie) : null;
+      if (personal && sessionId === null) return false; // Koa mints the visitor's id
       const page = pageResponse(document, path, markdown, sessionId);
       response = page;
       if (markdown) impressions = { sessionId, choices: page.choices };

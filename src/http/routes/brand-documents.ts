@@ -37,6 +37,16 @@ export function documentPath(path: string): { path: string; markdown: boolean } 
   return { path: normalized, markdown };
 }
 
+/**
+ * Whether an Accept header asks for the markdown twin, when that is plain: false when markdown is not
+ * mentioned (the browser case), true for exactly `text/markdown` (the agent case), null when markdown is
+ * mentioned among other types and q-values must decide (Koa's negotiation does that).
+ */
+export function plainMarkdownChoice(accept: string): boolean | null {
+  if (!accept.includes('text/markdown')) return false;
+  return accept === 'text/markdown' ? true : null;
+}
+
 /** A cookie value is a visitor id only in this exact shape (anything else is ignored and replaced). */
 export function isVisitorId(value: string | undefined | null): value is string {
   return typeof value === 'string' && VISITOR_ID.test(value);

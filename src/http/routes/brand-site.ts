@@ -30,6 +30,7 @@ import {
   isPersonal,
   isVisitorId,
   pageResponse,
+  plainMarkdownChoice,
   recordMarkdownImpressions,
   VISITOR_COOKIE,
   type DocumentResponse,
@@ -76,12 +77,8 @@ function visitorId(ctx: Koa.Context, mint: boolean): string | null {
 }
 
 function wantsMarkdown(ctx: Koa.Context): boolean {
-  // Full negotiation (q-values) only when markdown is mentioned with something else: the browser case and
-  // the plain agent case (`Accept: text/markdown`) stay cheap.
-  const accept = ctx.get('accept');
-  if (!accept.includes('text/markdown')) return false;
-  if (accept === 'text/markdown') return true;
-  return ctx.accepts('text/html', 'text/markdown') === 'text/markdown';
+  // Full negotiation (q-values) only when the plain cases do not decide.
+  return plainMarkdownChoice(ctx.get('accept')) ?? ctx.accepts('text/html', 'text/markdown') === 'text/markdown';
 }
 
 /** Answers `response` on `ctx`, or 304 when the request's validators match (headers set either way). */
