@@ -74,9 +74,8 @@ const COMMANDS: Record<string, Command> = {
     options: { url: str },
     async run(io, options) {
       const mcpUrl = mcpUrlOf(io, options);
-      await (
-        await oauthSession()
-      ).login({
+      const { login, callToolWithSession } = await oauthSession();
+      await login({
         mcpUrl,
         file: io.config.cliCredentialsFile,
         announce: (url) =>
@@ -84,9 +83,7 @@ const COMMANDS: Record<string, Command> = {
             `Open this URL in your browser to sign in and choose a workspace:\n\n  ${url}\n\nWaiting for the browser…`,
           ),
       });
-      const result = await (
-        await oauthSession()
-      ).callToolWithSession(io.config.cliCredentialsFile, mcpUrl, 'get_platform_info', {
+      const result = await callToolWithSession(io.config.cliCredentialsFile, mcpUrl, 'get_platform_info', {
         topic: 'organization',
       });
       const organization = (result.structuredContent as { organization: { id: string; name: string; role: string } })
@@ -103,11 +100,15 @@ const COMMANDS: Record<string, Command> = {
     usage: 'whoami [--url <MCP endpoint>]',
     options: { url: str },
     async run(io, options) {
-      const result = await (
-        await oauthSession()
-      ).callToolWithSession(io.config.cliCredentialsFile, mcpUrlOf(io, options), 'get_platform_info', {
-        topic: 'organization',
-      });
+      const { callToolWithSession } = await oauthSession();
+      const result = await callToolWithSession(
+        io.config.cliCredentialsFile,
+        mcpUrlOf(io, options),
+        'get_platform_info',
+        {
+          topic: 'organization',
+        },
+      );
       const organization = (
         result.structuredContent as {
           organization: { id: string; name: string; role: string; credits: { available: number } };
@@ -136,9 +137,13 @@ const COMMANDS: Record<string, Command> = {
         if (typeof args !== 'object' || args === null || Array.isArray(args))
           throw new UsageError('--args must be a JSON object');
       }
-      const result = await (
-        await oauthSession()
-      ).callToolWithSession(io.config.cliCredentialsFile, mcpUrlOf(io, options), required(options, 'tool'), args);
+      const { callToolWithSession } = await oauthSession();
+      const result = await callToolWithSession(
+        io.config.cliCredentialsFile,
+        mcpUrlOf(io, options),
+        required(options, 'tool'),
+        args,
+      );
       const text = (result.content as { type: string; text?: string }[]).map((block) => block.text ?? '').join('\n');
       io.result(result, text);
       if (result.isError) throw new CliFailure();
@@ -150,7 +155,8 @@ const COMMANDS: Record<string, Command> = {
     usage: 'logout [--url <MCP endpoint>]',
     options: { url: str },
     async run(io, options) {
-      const signedOut = await (await oauthSession()).logout(io.config.cliCredentialsFile, mcpUrlOf(io, options));
+      const { logout } = await oauthSession();
+      const signedOut = await logout(io.config.cliCredentialsFile, mcpUrlOf(io, options));
       io.result(
         { signedOut },
         signedOut ? 'Signed out; the tokens were revoked.' : 'There was no session to sign out of.',
@@ -451,6 +457,7 @@ const COMMANDS: Record<string, Command> = {
     required: ['workspace'],
     async run(io, options) {
       const container = await io.container();
+      const { toJobView } = await jobsService();
       const workspaceId = required(options, 'workspace');
       const steps = integer(options, 'steps', 5);
       const stepMs = integer(options, 'step-ms', 500);
@@ -469,10 +476,7 @@ const COMMANDS: Record<string, Command> = {
         `${reused ? 'A self-test is already running on this key' : 'Started self-test'}: job ${job.id} (workflow ${job.workflowId}).`,
       );
       if (!options.wait) {
-        io.result(
-          (await jobsService()).toJobView(job),
-          `Follow it with: campaignctl jobs:get --workspace ${workspaceId} --job ${job.id}`,
-        );
+        io.result(toJobView(job), `Follow it with: campaignctl jobs:get --workspace ${workspaceId} --job ${job.id}`);
         return;
       }
       let current = job;
@@ -484,7 +488,7 @@ const COMMANDS: Record<string, Command> = {
             `  ${current.status} ${Math.round(current.progress.fraction * 100)}% ${current.progress.message ?? ''}`,
           );
       }
-      io.result((await jobsService()).toJobView(current), `Job ${current.id} ended: ${current.status}.`);
+      io.result(toJobView(current), `Job ${current.id} ended: ${current.status}.`);
     },
   },
 
@@ -495,8 +499,9 @@ const COMMANDS: Record<string, Command> = {
     required: ['workspace', 'job'],
     async run(io, options) {
       const container = await io.container();
+      const { toJobView } = await jobsService();
       const scope = { workspaceId: required(options, 'workspace'), em: container.orm.em.fork(), actor: 'operator' };
-      const job = (await jobsService()).toJobView(await container.services.jobs.get(scope, required(options, 'job')));
+      const job = toJobView(await container.services.jobs.get(scope, required(options, 'job')));
       io.result(
         job,
         `${job.id} ${job.kind} ${job.status} ${Math.round(job.progress.fraction * 100)}%${job.error ? ` error: ${job.error.message}` : ''}`,
@@ -541,12 +546,10 @@ export async function runCli(
     write(`${command.summary}\nUsage: campaignctl ${command.usage}\n`);
     return 0;
   }
-  const missing = (command.required ?? []).find((option) => {
-    const value = options[option];
-    return typeof value !== 'string' || value.trim() === '';
-  });
-  if (missing) {
-    process.stderr.write(`--${missing} is required\nUsage: campaignctl ${command.usage}\n`);
+  try {
+    for (const option of command.required ?? []) required(options, option);
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\nUsage: campaignctl ${command.usage}\n`);
     return 2;
   }
   let config: Config;
