@@ -14,7 +14,7 @@ import { createMcpEndpoint } from '../../src/mcp/http-handler.ts';
 import { CATALOGUE, type CompiledProfile } from '../../src/mcp/registry.ts';
 import { testFetch } from './http.ts';
 
-export const ENDPOINT_PRINCIPAL: Principal = {
+const ENDPOINT_PRINCIPAL: Principal = {
   via: 'api_key',
   workspaceId: 'ws_endpoint_only',
   workspaceName: 'Endpoint Only',
