@@ -160,10 +160,6 @@ function mcpRequests(info: McpBenchReady, recorded: RecordedRequest, kind: 'call
 interface CaseResult extends CheckedLoadResult {
   /** The platform process's CPU time (user + system) per answered request, ms. */
   serverCpuMs: number;
-  /** The PostgreSQL backends' CPU time per answered request, ms (null where /proc is not available). */
-  postgresCpuMs: number | null;
-  /** The load generator's (this process's) CPU time per answered request, ms. */
-  loadCpuMs: number;
   /** The platform process's CPU use, in cores (1 = one core saturated). */
   serverCores: number;
   /** The PostgreSQL backends of the benchmark database, in cores (null where /proc is not available). */
@@ -195,15 +191,11 @@ async function measured(server: Server, database: string, load: () => Promise<Ch
   const postgresAfter = await postgresBackendCpuMs(database);
   const serverMicros = (await serverCpuMicros(server)) - serverBefore;
   const wallMs = result.durationSeconds * 1000;
-  const answered = Math.max(1, result.total);
-  const postgresMs = postgresBefore && postgresAfter ? postgresCpuBetween(postgresBefore, postgresAfter) : null;
   return {
     ...result,
-    serverCpuMs: serverMicros / 1000 / answered,
-    postgresCpuMs: postgresMs === null ? null : postgresMs / answered,
-    loadCpuMs: (self.user + self.system) / 1000 / answered,
+    serverCpuMs: serverMicros / 1000 / Math.max(1, result.total),
     serverCores: serverMicros / 1000 / wallMs,
-    postgresCores: postgresMs === null ? null : postgresMs / wallMs,
+    postgresCores: postgresBefore && postgresAfter ? postgresCpuBetween(postgresBefore, postgresAfter) / wallMs : null,
     loadCores: (self.user + self.system) / 1000 / wallMs,
     machineCores: machineMs / wallMs,
   };
@@ -244,11 +236,14 @@ function printCpuCeilings(baseline: CaseResult, rows: CaseResult[]) {
     `\nCPU ceilings: at ${TARGET_RATIO * 100}% of this run's baseline (${Math.round(TARGET_RATIO * baseline.requestsPerSecond)} req/s) the ${cores} cores allow ${budgetMs.toFixed(3)} ms of CPU per request, all parties together`,
   );
   for (const r of rows) {
-    if (r.postgresCpuMs === null) continue;
-    const totalMs = r.serverCpuMs + r.postgresCpuMs + r.loadCpuMs;
+    if (r.postgresCores === null) continue;
+    // A party's cores over the run, as CPU ms per answered request.
+    const perRequestMs = (partyCores: number) => (partyCores * r.durationSeconds * 1000) / Math.max(1, r.total);
+    const [postgresMs, loadMs] = [perRequestMs(r.postgresCores), perRequestMs(r.loadCores)];
+    const totalMs = r.serverCpuMs + postgresMs + loadMs;
     const ceiling = (cores * 1000) / totalMs;
     console.log(
-      `  ${r.label}: platform ${r.serverCpuMs.toFixed(3)} + PostgreSQL ${r.postgresCpuMs.toFixed(3)} + load ${r.loadCpuMs.toFixed(3)} = ${totalMs.toFixed(3)} ms per request → at most ${Math.round(ceiling)} req/s (${((ceiling / baseline.requestsPerSecond) * 100).toFixed(1)}% of baseline)${r.postgresCpuMs > budgetMs ? '; PostgreSQL alone exceeds the budget' : ''}`,
+      `  ${r.label}: platform ${r.serverCpuMs.toFixed(3)} + PostgreSQL ${postgresMs.toFixed(3)} + load ${loadMs.toFixed(3)} = ${totalMs.toFixed(3)} ms per request → at most ${Math.round(ceiling)} req/s (${((ceiling / baseline.requestsPerSecond) * 100).toFixed(1)}% of baseline)${postgresMs > budgetMs ? '; PostgreSQL alone exceeds the budget' : ''}`,
     );
   }
 }
