@@ -4,8 +4,8 @@ import {
   OAuthGrantBindingSchema,
   OidcPayloadSchema,
   OidcSigningKeySchema,
-  RateLimitStateSchema,
 } from '../auth/oidc/oidc.entities.ts';
+import { RateLimitLogSchema } from '../domain/rate-limits/rate-limit-log.entity.ts';
 import { AuditEventSchema } from '../domain/audit/audit-event.entity.ts';
 import { SessionSchema } from '../domain/sessions/session.entity.ts';
 import { BrandSchema } from '../domain/brand/brand.entity.ts';
@@ -41,7 +41,7 @@ export const ENTITY_SCHEMAS = [
   OAuthGrantBindingSchema,
   OAuthClientFlagSchema,
   OidcSigningKeySchema,
-  RateLimitStateSchema,
+  RateLimitLogSchema,
   ProductSchema,
   CampaignSchema,
   VariantSchema,

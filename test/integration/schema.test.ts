@@ -10,7 +10,7 @@ it('has no difference between the migrated database and the entity metadata', as
     const unlogged = await orm.em
       .fork()
       .getConnection()
-      .execute<{ relpersistence: string }[]>("select relpersistence from pg_class where relname = 'rate_limits'");
+      .execute<{ relpersistence: string }[]>("select relpersistence from pg_class where relname = 'rate_limit_log'");
     expect(unlogged[0]?.relpersistence).toBe('u');
   } finally {
     await orm.close();

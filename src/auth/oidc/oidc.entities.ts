@@ -78,18 +78,3 @@ export const OidcSigningKeySchema = defineEntity({
 });
 export class OidcSigningKey extends OidcSigningKeySchema.class {}
 OidcSigningKeySchema.setClass(OidcSigningKey);
-
-/**
- * Rate-limit state (GCRA): one theoretical arrival time per key. UNLOGGED (see the migration): losing it in a
- * crash only resets limits, and it spares every request a WAL flush.
- */
-export const RateLimitStateSchema = defineEntity({
-  name: 'RateLimitState',
-  tableName: 'rate_limits',
-  properties: {
-    key: p.string().length(300).primary(),
-    tat: p.datetime().columnType('timestamptz'),
-  },
-});
-export class RateLimitState extends RateLimitStateSchema.class {}
-RateLimitStateSchema.setClass(RateLimitState);

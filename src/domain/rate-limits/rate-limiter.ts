@@ -1,25 +1,62 @@
 /**
- * A GCRA rate limiter (the generic cell rate algorithm) with its state in PostgreSQL, so every API instance
- * shares it.
+ * An exact sliding-log rate limiter with its state in PostgreSQL, so every API instance shares it.
  *
- * Each key has one "theoretical arrival time" (TAT). A request at time `now` is allowed when
- * `max(TAT, now) - now <= burst tolerance`, and then moves the TAT forward by one emission interval. With a
- * limit of N per window W the interval is W/N and the tolerance (N-1)·W/N: exactly N requests pass in a burst,
- * the next one waits one interval, and there are no window edges, so no double burst. Time is the database's
- * clock, so instances with skewed clocks agree. The check and the update are one atomic statement.
+ * A policy of N requests per window W means: in ANY interval of length W, at most N requests of one key are
+ * accepted. Each key keeps the times of its last N accepted requests (oldest first). A request costing k
+ * units at time `now` is accepted when fewer than N - k + 1 of those times lie inside (now - W, now]: the
+ * (N - k + 1)-th most recent time is missing or at least W old. Then its k times are appended and the oldest
+ * dropped, so a row never holds more than N times. There is no burst allowance on top of N and no window
+ * edge: N at once, then nothing until the first of them is W old. A client that waits W/N between requests
+ * is never refused (the request N places back is then always at least W old).
+ *
+ * Check and update are one atomic statement (an upsert that takes the key's row lock), and it reports a
+ * refusal in the same round trip. Time is the database's clock, so instances with skewed clocks agree.
  */
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { LRUCache } from 'lru-cache';
 import { runPrepared, type PreparedStatement } from '../../db/prepared.ts';
 
-/** Allowed: insert or advance the TAT, returning how far ahead of now it is. Refused: no row comes back. */
+/**
+ * $1 key, $2 limit N, $3 window W in ms, $4 the time to check at (null: the database's clock; tests pass a
+ * time to replay exact schedules), $5 the cost k (1..N).
+ *
+ * In the update, `l` is the stored row and `excluded.checked_at` is this attempt's time. It returns, for this
+ * attempt: whether it was accepted; how many accepted requests now lie in the window; the ms until the oldest
+ * of them leaves it (when one more unit is free); and, when refused, the ms until k units are free.
+ */
 const CONSUME: PreparedStatement = {
-  name: 'rate-limit-consume',
-  text: `insert into rate_limits (key, tat) values ($1, clock_timestamp() + $2 * interval '1 millisecond')
-         on conflict (key) do update
-           set tat = greatest(rate_limits.tat, clock_timestamp()) + $2 * interval '1 millisecond'
-           where greatest(rate_limits.tat, clock_timestamp()) - clock_timestamp() <= $3 * interval '1 millisecond'
-         returning extract(epoch from (tat - clock_timestamp())) * 1000 as ahead_ms`,
+  name: 'rate-limit-log-consume',
+  text: `insert into rate_limit_log as l (key, stamps, last_allowed, checked_at, expires_at)
+         select $1, array_fill(t.now, array[$5::int]), true, t.now, t.now + $3 * interval '1 millisecond'
+           from (select coalesce($4::timestamptz, clock_timestamp()) as now) t
+         on conflict (key) do update set
+           last_allowed = (cardinality(l.stamps) + $5 <= $2
+                           or l.stamps[cardinality(l.stamps) - $2 + $5] <= excluded.checked_at - $3 * interval '1 millisecond'),
+           stamps = case
+             when cardinality(l.stamps) + $5 <= $2
+                  or l.stamps[cardinality(l.stamps) - $2 + $5] <= excluded.checked_at - $3 * interval '1 millisecond'
+             then l.stamps[greatest(1, cardinality(l.stamps) - ($2 - $5) + 1):] || excluded.stamps
+             else l.stamps end,
+           expires_at = case
+             when cardinality(l.stamps) + $5 <= $2
+                  or l.stamps[cardinality(l.stamps) - $2 + $5] <= excluded.checked_at - $3 * interval '1 millisecond'
+             then excluded.expires_at
+             else l.expires_at end,
+           checked_at = excluded.checked_at
+         returning last_allowed,
+           (select count(*) from unnest(stamps) s where s > checked_at - $3 * interval '1 millisecond')::int as in_window,
+           extract(epoch from ((select min(s) from unnest(stamps) s where s > checked_at - $3 * interval '1 millisecond')
+                               + $3 * interval '1 millisecond' - checked_at)) * 1000 as unit_free_ms,
+           case when not last_allowed then
+             extract(epoch from (stamps[cardinality(stamps) - $2 + $5] + $3 * interval '1 millisecond' - checked_at)) * 1000
+           end as fit_free_ms`,
+};
+
+/** Whether one more request would be refused now, without counting one. $1 key, $2 limit N, $3 window W in ms. */
+const PEEK: PreparedStatement = {
+  name: 'rate-limit-log-peek',
+  text: `select extract(epoch from (stamps[cardinality(stamps) - $2 + 1] + $3 * interval '1 millisecond' - clock_timestamp())) * 1000 as free_ms
+           from rate_limit_log where key = $1 and cardinality(stamps) >= $2`,
 };
 
 export interface RateLimitPolicy {
@@ -34,63 +71,93 @@ export interface RateLimitDecision {
   limit: number;
   /** Requests still allowed right now. */
   remaining: number;
-  /** Seconds until the full quota is available again. */
+  /**
+   * Seconds until more quota is available: when the oldest request counted in the window leaves it (on a
+   * refusal, when this request would fit). The `t` of the `RateLimit` header; equal to Retry-After on a 429.
+   */
   resetSeconds: number;
-  /** Seconds to wait before the next request can pass (0 when allowed). */
+  /** Seconds to wait before this request could pass (0 when allowed). */
   retryAfterSeconds: number;
 }
 
-function refusal(policy: RateLimitPolicy, aheadMs: number, toleranceMs: number): RateLimitDecision {
-  return {
-    allowed: false,
-    limit: policy.limit,
-    remaining: 0,
-    resetSeconds: Math.ceil(aheadMs / 1000),
-    retryAfterSeconds: Math.max(1, Math.ceil((aheadMs - toleranceMs) / 1000)),
-  };
+interface ConsumeRow {
+  last_allowed: boolean;
+  in_window: number;
+  unit_free_ms: string | null;
+  fit_free_ms: string | null;
 }
 
-export function createRateLimiter(orm: MikroORM) {
-  const connection = () => orm.em.getConnection();
+/** Whole seconds, rounded up, and at least 1: a client told "0" would retry at once and be refused again. */
+function waitSeconds(ms: number): number {
+  return Math.max(1, Math.ceil(ms / 1000));
+}
+
+function refusal(policy: RateLimitPolicy, waitMs: number): RateLimitDecision {
+  const seconds = waitSeconds(waitMs);
+  return { allowed: false, limit: policy.limit, remaining: 0, resetSeconds: seconds, retryAfterSeconds: seconds };
+}
+
+export class RateLimitCostError extends Error {
+  constructor(cost: number, policy: RateLimitPolicy) {
+    super(`A request costing ${cost} can never fit a limit of ${policy.limit} per ${policy.windowSeconds} seconds`);
+    this.name = 'RateLimitCostError';
+  }
+}
+
+export interface RateLimiterOptions {
   /**
-   * Keys refused by the shared state, with the local time before which they stay refused. A key's TAT only
-   * moves forward (other instances can only spend more), so until that moment every instance would refuse
-   * it too: answering those refusals here is exact, and a client hammering at 429 costs the database
-   * nothing (with PostgreSQL, each refused attempt otherwise takes the key's row lock: a hot key's p99 went
-   * to ~127 ms in the reference measurements). The moment is measured from when the query was sent, so it
-   * is never later than the database's own.
+   * The time to check at. Unset in production: the database's clock decides, so instances agree. Tests set it
+   * to replay exact schedules (both the statement and the in-process refusals then use it).
+   */
+  now?: () => Date;
+}
+
+export function createRateLimiter(orm: MikroORM, options: RateLimiterOptions = {}) {
+  const connection = () => orm.em.getConnection();
+  const localNow = () => (options.now ? options.now().getTime() : Date.now());
+  /**
+   * Keys refused by the shared state, with the local time before which they stay refused. A key's log only
+   * gains times (other instances can only accept more), and a time leaves the window only when it is W old,
+   * so until that moment every instance would refuse even a single request: answering those refusals here is
+   * exact, and a client hammering at 429 costs the database nothing (each refused attempt otherwise takes the
+   * key's row lock). The moment is measured from when the query was sent, so it is never later than the
+   * database's own.
    */
   const refusedUntil = new LRUCache<string, number>({ max: 100_000 });
 
   return {
-    async consume(policy: RateLimitPolicy, key: string): Promise<RateLimitDecision> {
-      const intervalMs = (policy.windowSeconds * 1000) / policy.limit;
-      const toleranceMs = intervalMs * (policy.limit - 1);
+    /**
+     * Counts a request of `cost` units (a JSON-RPC batch counts each message) against `key`, atomically:
+     * either all units are accepted or none is.
+     */
+    async consume(policy: RateLimitPolicy, key: string, cost = 1): Promise<RateLimitDecision> {
+      if (!Number.isInteger(cost) || cost < 1 || cost > policy.limit) throw new RateLimitCostError(cost, policy);
+      const windowMs = policy.windowSeconds * 1000;
       const fullKey = `${policy.name}:${key}`;
-      const sentAt = Date.now();
+      const sentAt = localNow();
       const until = refusedUntil.get(fullKey);
       if (until !== undefined) {
-        if (sentAt < until) return refusal(policy, until - sentAt + toleranceMs, toleranceMs);
-        refusedUntil.delete(fullKey);
+        // The remembered moment is when one unit frees; a batch's own wait is the database's to say.
+        if (sentAt < until && cost === 1) return refusal(policy, until - sentAt);
+        if (sentAt >= until) refusedUntil.delete(fullKey);
       }
-      const rows = await runPrepared<{ ahead_ms: string }>(orm, CONSUME, [fullKey, intervalMs, toleranceMs]);
-      if (rows.length > 0) {
-        const aheadMs = Math.max(0, Number(rows[0]!.ahead_ms));
+      const at = options.now ? options.now().toISOString() : null;
+      const rows = await runPrepared<ConsumeRow>(orm, CONSUME, [fullKey, policy.limit, windowMs, at, cost]);
+      const row = rows[0]!;
+      const remaining = Math.max(0, policy.limit - row.in_window);
+      const unitFreeMs = Number(row.unit_free_ms ?? 0);
+      if (row.last_allowed) {
         return {
           allowed: true,
           limit: policy.limit,
-          remaining: Math.max(0, Math.floor((toleranceMs + intervalMs - aheadMs) / intervalMs)),
-          resetSeconds: Math.ceil(aheadMs / 1000),
+          remaining,
+          resetSeconds: waitSeconds(unitFreeMs),
           retryAfterSeconds: 0,
         };
       }
-      const current = await connection().execute<{ ahead_ms: string }[]>(
-        `select extract(epoch from (tat - clock_timestamp())) * 1000 as ahead_ms from rate_limits where key = ?`,
-        [fullKey],
-      );
-      const aheadMs = Math.max(0, Number(current[0]?.ahead_ms ?? 0));
-      if (aheadMs > toleranceMs) refusedUntil.set(fullKey, sentAt + aheadMs - toleranceMs);
-      return refusal(policy, aheadMs, toleranceMs);
+      // Not even one more request fits until the oldest counted one leaves the window.
+      if (remaining === 0) refusedUntil.set(fullKey, sentAt + unitFreeMs);
+      return { ...refusal(policy, Number(row.fit_free_ms)), remaining };
     },
 
     /**
@@ -98,22 +165,21 @@ export function createRateLimiter(orm: MikroORM) {
      * failed sign-ins: check first, consume on failure.
      */
     async blocked(policy: RateLimitPolicy, key: string): Promise<{ blocked: boolean; retryAfterSeconds: number }> {
-      const intervalMs = (policy.windowSeconds * 1000) / policy.limit;
-      const toleranceMs = intervalMs * (policy.limit - 1);
-      const rows = await connection().execute<{ ahead_ms: string }[]>(
-        `select extract(epoch from (tat - clock_timestamp())) * 1000 as ahead_ms from rate_limits where key = ?`,
-        [`${policy.name}:${key}`],
-      );
-      const aheadMs = Number(rows[0]?.ahead_ms ?? 0);
-      return aheadMs > toleranceMs
-        ? { blocked: true, retryAfterSeconds: Math.max(1, Math.ceil((aheadMs - toleranceMs) / 1000)) }
+      const rows = await runPrepared<{ free_ms: string }>(orm, PEEK, [
+        `${policy.name}:${key}`,
+        policy.limit,
+        policy.windowSeconds * 1000,
+      ]);
+      const freeMs = Number(rows[0]?.free_ms ?? 0);
+      return freeMs > 0
+        ? { blocked: true, retryAfterSeconds: waitSeconds(freeMs) }
         : { blocked: false, retryAfterSeconds: 0 };
     },
 
-    /** Drops state that no longer limits anything (TAT in the past). Safe to run from every instance. */
+    /** Drops state that no longer limits anything (every time out of its window). Safe to run from every instance. */
     async prune(): Promise<number> {
       const result = await connection().execute<{ affectedRows?: number }>(
-        'delete from rate_limits where tat < clock_timestamp()',
+        'delete from rate_limit_log where expires_at < clock_timestamp()',
         [],
         'run',
       );

@@ -4,7 +4,7 @@
  * a refused request gets 429, `Retry-After` and an error that says when to retry (JSON-RPC on the tool server,
  * `{error, error_description}` on REST routes; see refusal.ts).
  */
-import type { Middleware } from 'koa';
+import type { Middleware, ParameterizedContext } from 'koa';
 import type { Principal } from '../../auth/principal.ts';
 import { rateLimitHeaders, type RateLimiter, type RateLimitPolicy } from '../../domain/rate-limits/rate-limiter.ts';
 import { jsonRpcRefusal, type Refusal } from './refusal.ts';
@@ -13,10 +13,18 @@ export function toolServerRateLimit(
   limiter: RateLimiter,
   policy: RateLimitPolicy,
   refuse: Refusal = jsonRpcRefusal,
+  /**
+   * Units this request costs beyond what an earlier step counted (default 1; 0 lets it pass uncounted). The
+   * tool server counts every request once before reading its body, then the rest of a JSON-RPC batch's
+   * messages (routes/mcp.ts).
+   */
+  cost: (ctx: ParameterizedContext) => number = () => 1,
 ): Middleware {
   return async (ctx, next) => {
     const principal = ctx.state.principal as Principal;
-    const decision = await limiter.consume(policy, principal.credentialId);
+    const units = cost(ctx);
+    if (units === 0) return next();
+    const decision = await limiter.consume(policy, principal.credentialId, units);
     for (const [name, value] of Object.entries(rateLimitHeaders(policy, decision))) ctx.set(name, value);
     if (!decision.allowed) {
       ctx.set('retry-after', String(decision.retryAfterSeconds));
