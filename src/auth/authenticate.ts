@@ -15,6 +15,7 @@ import type { Principal } from './principal.ts';
 
 export type AuthenticationFailureReason =
   | 'missing_credentials'
+  | 'conflicting_credentials'
   | 'token_in_query'
   | 'malformed_api_key'
   | 'unknown_api_key'
@@ -165,6 +166,15 @@ export function createAuthenticator(deps: { orm: MikroORM; verifyBearer?: Bearer
         );
       }
       const authorization = source.authorization?.trim();
+      const apiKey = source.apiKey?.trim();
+      // Two credentials could name two workspaces or two people; acting on either would be a guess, and
+      // accepting a garbage one beside a valid one hides a client bug (or a probe). One request, one credential.
+      if (authorization && apiKey) {
+        throw new AuthenticationFailure(
+          'conflicting_credentials',
+          'Send exactly one credential: either Authorization: Bearer <access token> or x-api-key, not both',
+        );
+      }
       if (authorization) {
         const match = /^Bearer\s+(\S+)$/i.exec(authorization);
         if (!match?.[1]) {
@@ -173,7 +183,6 @@ export function createAuthenticator(deps: { orm: MikroORM; verifyBearer?: Bearer
         if (!deps.verifyBearer) throw new AuthenticationFailure('invalid_token', 'The access token is not valid');
         return deps.verifyBearer(match[1]);
       }
-      const apiKey = source.apiKey?.trim();
       if (apiKey) return authenticateApiKey(apiKey);
       throw new AuthenticationFailure(
         'missing_credentials',

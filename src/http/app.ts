@@ -16,7 +16,7 @@ import { createProfileResolver } from '../mcp/profile-resolver.ts';
 import { createCsrf } from './csrf.ts';
 import { createSiteResolver, type Site } from './hosts.ts';
 import { errorBoundary } from './middleware/error-boundary.ts';
-import { addressRateLimit, toolServerRateLimit } from './middleware/rate-limit.ts';
+import { addressRateLimit } from './middleware/rate-limit.ts';
 import { requestId } from './middleware/request-id.ts';
 import { dashboardRoutes } from './routes/dashboard.ts';
 import { conversionRoutes } from './routes/conversions.ts';
@@ -84,7 +84,7 @@ export function createHttpApp(container: Container): HttpApp {
         (code, workspaceId) => services.callCodes.lookup(container.orm.em.fork(), code, workspaceId),
         { cacheTtlMs: config.callCodeCacheTtlMs },
       ),
-      afterAuthenticate: toolServerRateLimit(services.rateLimiter, toolServerPolicy),
+      rateLimit: { limiter: services.rateLimiter, policy: toolServerPolicy },
     }),
     conversionRoutes({
       config,

@@ -1,7 +1,8 @@
 /**
  * The tool server's HTTP edge: the 401 challenge and the metadata documents it points to, API key happy and
  * bad paths (each a clear error that changes nothing), remembered key lookups forgotten when a key or its
- * creator's membership changes, query-string tokens, methods other than POST.
+ * creator's membership changes, query-string tokens, two credentials at once, methods other than POST, body
+ * limits and JSON-RPC batches (refused where the protocol version has none, counted per message where it has).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,7 +12,9 @@ import { createHttpApp } from '../../src/http/app.ts';
 import { createLogger } from '../../src/logger.ts';
 import { Job } from '../../src/domain/jobs/job.entity.ts';
 import { CreditLedgerEntry } from '../../src/domain/credits/credit-ledger-entry.entity.ts';
+import { AuditEvent } from '../../src/domain/audit/audit-event.entity.ts';
 import { createTenant, type Tenant } from '../support/factories.ts';
+import { authorizeOverHttp, pkce, registerClient, tokenRequest } from '../support/oauth-http.ts';
 import { closeTestFetch, testFetch } from '../support/http.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 
@@ -51,8 +54,34 @@ async function snapshotState() {
 
 beforeAll(async () => {
   platform = await startTestPlatform({ label: 'mcpauth' });
-  tenant = await createTenant(platform.container, { credits: 10 });
+  tenant = await createTenant(platform.container, { credits: 10, password: PASSWORD });
 });
+
+const PASSWORD = 'correct horse battery staple';
+
+/** A real OAuth access token of `owner`'s workspace, through the authorization-code flow. */
+async function accessTokenOf(owner: Tenant): Promise<string> {
+  const redirectUri = 'http://127.0.0.1:40000/cb';
+  const { json } = await registerClient(platform.urls.auth, { client_name: 'edge', redirect_uris: [redirectUri] });
+  const { verifier, challenge } = pkce();
+  const { redirect } = await authorizeOverHttp({
+    authUrl: platform.urls.auth,
+    clientId: json.client_id,
+    redirectUri,
+    codeChallenge: challenge,
+    email: owner.email,
+    password: PASSWORD,
+    workspaceId: owner.workspaceId,
+  });
+  const tokens = await tokenRequest(platform.urls.auth, {
+    grant_type: 'authorization_code',
+    code: redirect!.searchParams.get('code')!,
+    redirect_uri: redirectUri,
+    client_id: json.client_id,
+    code_verifier: verifier,
+  });
+  return tokens.json.access_token as string;
+}
 
 afterAll(async () => {
   await platform.close();
@@ -269,7 +298,46 @@ describe('API keys', () => {
   });
 });
 
+describe('two credentials in one request', () => {
+  it('are refused with 400 invalid_request whichever is valid, and change nothing', async () => {
+    const other = await createTenant(platform.container, { password: PASSWORD });
+    const token = await accessTokenOf(tenant);
+    // Alone, each credential works and names its own workspace.
+    const viaToken = await post({ authorization: `Bearer ${token}` });
+    expect(viaToken.body.result.structuredContent.health.status).toBe('ok');
+    const before = await snapshotState();
+    const cases: Record<string, string>[] = [
+      { authorization: `Bearer ${token}`, 'x-api-key': other.apiKey }, // A's token, B's key
+      { authorization: `Bearer ${token}`, 'x-api-key': 'cpk_garbage' }, // a valid token beside a garbage key
+      { authorization: 'Bearer not-a-token', 'x-api-key': tenant.apiKey }, // a valid key beside a garbage token
+    ];
+    for (const headers of cases) {
+      const response = await post(headers);
+      expect(response.status).toBe(400);
+      expect(response.body.error.message).toBe(
+        'Send exactly one credential: either Authorization: Bearer <access token> or x-api-key, not both',
+      );
+      expect(response.body.error.data.code).toBe('conflicting_credentials');
+      expect(response.headers.get('www-authenticate')).toMatch(
+        /^Bearer error="invalid_request", error_description="Send exactly one credential/,
+      );
+    }
+    expect(await snapshotState()).toEqual(before);
+  });
+});
+
 describe('request bodies', () => {
+  it('answer a body over 1 MiB with 413 and a message that names the limit', async () => {
+    const huge = { ...callHealth, params: { ...callHealth.params, _meta: { pad: 'x'.repeat(1024 * 1024) } } };
+    const response = await post({ 'x-api-key': tenant.apiKey }, huge);
+    expect(response.status).toBe(413);
+    expect(response.body.error).toEqual({
+      code: -32600,
+      message: 'Request body too large: the limit is 1048576 bytes (1 MiB) per request',
+      data: { code: 'payload_too_large', limitBytes: 1048576 },
+    });
+  });
+
   it('refuse a non-JSON body with a JSON-RPC parse error', async () => {
     const response = await testFetch(platform.urls.mcp, {
       method: 'POST',
@@ -304,5 +372,70 @@ describe('request bodies', () => {
       database: { status: 'up' },
       temporal: { status: 'up', namespace: 'default' },
     });
+  });
+});
+
+describe('JSON-RPC batches', () => {
+  const createCampaign = (id: number, name: string) => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name: 'manage_campaigns', arguments: { action: 'create', name } },
+  });
+
+  async function campaignAudits(workspaceId: string): Promise<number> {
+    return platform.container.orm.em.fork().count(AuditEvent, { workspaceId, action: 'mcp.manage_campaigns.create' });
+  }
+
+  it('are refused whole for protocol versions without batching, before any message runs', async () => {
+    const owner = await createTenant(platform.container);
+    for (const version of ['2025-06-18', '2025-11-25', '2026-07-28']) {
+      const batch = Array.from({ length: 100 }, (_, i) => createCampaign(i + 1, `Batch ${version} ${i}`));
+      const response = await post({ 'x-api-key': owner.apiKey, 'mcp-protocol-version': version }, batch);
+      expect(response.status).toBe(400);
+      expect(response.body.error).toEqual({
+        code: -32600,
+        message: `Invalid request: JSON-RPC batching is not supported in MCP protocol version ${version} (it was removed in 2025-06-18); send one JSON-RPC message per request`,
+        data: { code: 'batch_not_supported' },
+      });
+    }
+    expect(await campaignAudits(owner.workspaceId)).toBe(0);
+  });
+
+  it('count every message against the rate limit where the version allows them, and refuse a batch that does not fit', async () => {
+    const owner = await createTenant(platform.container);
+    const headers = { 'x-api-key': owner.apiKey, 'mcp-protocol-version': '2025-03-26' };
+    const batch = (size: number, from: number) =>
+      Array.from({ length: size }, (_, i) => ({ jsonrpc: '2.0', id: from + i, method: 'tools/list' }));
+
+    const first = await post(headers, batch(100, 1));
+    expect(first.status).toBe(200);
+    expect(first.body).toHaveLength(100);
+    expect(first.headers.get('ratelimit')).toMatch(/^"tool-server";r=20;t=\d+$/);
+
+    // 100 counted: a second batch of 100 cannot fit and runs none of its messages.
+    const second = await post(headers, [createCampaign(1, 'Too many'), ...batch(99, 2)]);
+    expect(second.status).toBe(429);
+    expect(second.body.error.data.code).toBe('rate_limited');
+    expect(await campaignAudits(owner.workspaceId)).toBe(0);
+
+    // Single requests still pass up to the limit: the refused batch counted as one request, so 19 more fit.
+    const singles = [];
+    for (let i = 0; i < 20; i += 1) singles.push((await post({ 'x-api-key': owner.apiKey })).status);
+    expect(singles.filter((status) => status === 200)).toHaveLength(19);
+    expect(singles.at(-1)).toBe(429);
+  });
+
+  it('refuse an empty batch and one larger than the limit allows in a minute', async () => {
+    const headers = { 'x-api-key': tenant.apiKey, 'mcp-protocol-version': '2025-03-26' };
+    const empty = await post(headers, []);
+    expect(empty.status).toBe(400);
+    expect(empty.body.error).toMatchObject({ code: -32600, message: 'Invalid request: an empty JSON-RPC batch' });
+    const tooBig = await post(
+      headers,
+      Array.from({ length: 121 }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'tools/list' })),
+    );
+    expect(tooBig.status).toBe(400);
+    expect(tooBig.body.error.data).toEqual({ code: 'batch_too_large', limit: 120 });
   });
 });

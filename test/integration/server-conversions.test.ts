@@ -1,8 +1,8 @@
 /**
  * Server-side conversions (`POST /api/v1/conversions`) and campaign goals, on a real platform: accepted and
  * deduplicated by the caller's event id, validated per conversion against the workspace, refused whole when the
- * body is malformed, authenticated like the tool server (no key 401, viewer 403), and attributed by the
- * rollup only for the campaign's goals. Goals are set through a real MCP client.
+ * body is malformed, authenticated like the tool server (no key 401, viewer 403, a foreign browser Origin 403),
+ * and attributed by the rollup only for the campaign's goals. Goals are set through a real MCP client.
  */
 import { randomUUID } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
@@ -155,6 +155,39 @@ test('authentication: no or unknown key 401 with a challenge, a viewer key 403',
   const refused = await post(body, { 'x-api-key': viewerKey });
   expect(refused.status).toBe(403);
   expect(refused.body).toMatchObject({ error: 'forbidden' });
+});
+
+test("a browser page of another origin is refused before authentication, like the tool server's", async () => {
+  const before = (await conversionRows()).length;
+  const conversion = { eventId: uuidv7(), sessionId: VISITOR, goal: 'purchase', campaignId: seeded.campaignId };
+  const foreign = await post(
+    { conversions: [conversion] },
+    { 'x-api-key': tenant.apiKey, origin: 'https://evil.example' },
+  );
+  expect(foreign).toEqual({
+    status: 403,
+    body: {
+      error: 'forbidden_origin',
+      error_description: 'Origin https://evil.example is not allowed to call this server',
+    },
+  });
+  expect((await conversionRows()).length).toBe(before);
+  // Its preflight is refused too; the platform's own origin passes both, with CORS headers.
+  const preflight = (origin: string) =>
+    testFetch(`${platform.urls.platform}${CONVERSIONS_PATH}`, {
+      method: 'OPTIONS',
+      headers: { origin, 'access-control-request-method': 'POST' },
+    });
+  expect((await preflight('https://evil.example')).status).toBe(403);
+  const own = new URL(platform.urls.platform).origin;
+  const allowedPreflight = await preflight(own);
+  expect(allowedPreflight.status).toBe(204);
+  expect(allowedPreflight.headers.get('access-control-allow-origin')).toBe(own);
+  const same = await post(
+    { conversions: [{ ...conversion, eventId: uuidv7() }] },
+    { 'x-api-key': tenant.apiKey, origin: own },
+  );
+  expect(same).toEqual({ status: 202, body: { accepted: 1, duplicates: 0, rejected: [] } });
 });
 
 test("the rollup attributes a server conversion to the session's variant, only for the campaign's goals", async () => {

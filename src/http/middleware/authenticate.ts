@@ -6,24 +6,23 @@
 import type { Middleware } from 'koa';
 import { AuthenticationFailure, type Authenticator } from '../../auth/authenticate.ts';
 import type { Config } from '../../config.ts';
-import { jsonRpcError, JSON_RPC_SERVER_ERROR } from '../json-rpc.ts';
 import { bearerChallenge } from '../routes/protected-resource.ts';
 import { jsonRpcRefusal, type Refusal } from './refusal.ts';
 
-export function toolServerOriginCheck(config: Config): Middleware {
+/**
+ * The Origin rule of every credentialed API route (`/api/mcp`, `/api/v1/conversions`): a request from a
+ * browser page whose origin is not the platform's own or listed in `ALLOWED_ORIGINS` is refused with 403
+ * before anything else (DNS-rebinding and cross-site protection); non-browser clients send no Origin. Allowed
+ * origins get CORS headers.
+ */
+export function toolServerOriginCheck(config: Config, refuse: Refusal = jsonRpcRefusal): Middleware {
   const allowedOrigins = new Set(config.allowedOrigins);
   return async (ctx, next) => {
     const origin = ctx.get('origin');
     if (origin && !allowedOrigins.has(origin.replace(/\/+$/, ''))) {
-      jsonRpcError(
-        ctx,
-        403,
-        JSON_RPC_SERVER_ERROR,
-        `Origin ${origin.slice(0, 200)} is not allowed to call this server`,
-        {
-          code: 'forbidden_origin',
-        },
-      );
+      refuse(ctx, 403, `Origin ${origin.slice(0, 200)} is not allowed to call this server`, {
+        code: 'forbidden_origin',
+      });
       return;
     }
     if (origin) {
@@ -35,6 +34,27 @@ export function toolServerOriginCheck(config: Config): Middleware {
       ctx.set('vary', 'Origin');
     }
     await next();
+  };
+}
+
+/** The CORS preflight of the same routes: allowed origins only (403 otherwise), POST with the credential headers. */
+export function toolServerPreflight(config: Config): Middleware {
+  const allowedOrigins = new Set(config.allowedOrigins);
+  return (ctx) => {
+    const origin = ctx.get('origin');
+    if (!origin || !allowedOrigins.has(origin.replace(/\/+$/, ''))) {
+      ctx.status = 403;
+      return;
+    }
+    ctx.set('access-control-allow-origin', origin);
+    ctx.set('access-control-allow-methods', 'POST, OPTIONS');
+    ctx.set(
+      'access-control-allow-headers',
+      'authorization, x-api-key, content-type, accept, mcp-protocol-version, mcp-method, mcp-name, last-event-id',
+    );
+    ctx.set('access-control-max-age', '600');
+    ctx.set('vary', 'Origin');
+    ctx.status = 204;
   };
 }
 
@@ -53,13 +73,19 @@ export function toolServerAuthentication(
       });
     } catch (error) {
       if (!(error instanceof AuthenticationFailure)) throw error;
+      // RFC 6750 §3.1: a malformed request (here, two credentials) is 400 invalid_request; a credential that
+      // does not verify is 401 invalid_token; no credential at all gets the bare challenge.
+      const malformed = error.reason === 'conflicting_credentials';
       ctx.set(
         'www-authenticate',
         error.credentialsPresented
-          ? bearerChallenge(config, { code: 'invalid_token', description: error.message })
+          ? bearerChallenge(config, {
+              code: malformed ? 'invalid_request' : 'invalid_token',
+              description: error.message,
+            })
           : bearerChallenge(config),
       );
-      refuse(ctx, 401, error.message, { code: error.reason });
+      refuse(ctx, malformed ? 400 : 401, error.message, { code: error.reason });
       return;
     }
     await next();

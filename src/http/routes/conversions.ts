@@ -2,7 +2,8 @@
  * `POST {platform_url}/api/v1/conversions`: server-side conversions for the workspace of the credential
  * (`x-api-key` or an OAuth bearer token, like /api/mcp; editors and above). Answers `202` with
  * `{accepted, duplicates, rejected: [{index, reason}]}`; a malformed body is a `400` and records nothing.
- * Errors are `{error, error_description}`; the per-credential rate limit is the tool server's.
+ * Errors are `{error, error_description}`; the Origin rule (a foreign browser Origin → 403, preflight included)
+ * and the per-credential rate limit are the tool server's.
  */
 import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
@@ -15,7 +16,7 @@ import type { SiteEvent } from '../../domain/analytics/site-events.ts';
 import type { RateLimiter, RateLimitPolicy } from '../../domain/rate-limits/rate-limiter.ts';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { ForbiddenError, ValidationError } from '../../errors.ts';
-import { toolServerAuthentication } from '../middleware/authenticate.ts';
+import { toolServerAuthentication, toolServerOriginCheck, toolServerPreflight } from '../middleware/authenticate.ts';
 import { toolServerRateLimit } from '../middleware/rate-limit.ts';
 import { restRefusal } from '../middleware/refusal.ts';
 
@@ -34,11 +35,14 @@ export function conversionRoutes(deps: ConversionRouteDeps): Router {
   const router = new Router();
   const parseBody = bodyParser({ enableTypes: ['json'], jsonLimit: '256kb', encoding: 'utf-8' });
 
-  // The tool server's own authentication and rate limit (one budget per credential), answering in REST form.
+  // The tool server's own Origin rule, authentication and rate limit (one budget per credential), answering in
+  // REST form.
+  const originCheck = toolServerOriginCheck(deps.config, restRefusal);
   const authenticate = toolServerAuthentication(deps.config, deps.authenticator, restRefusal);
   const rateLimit = toolServerRateLimit(deps.limiter, deps.rateLimit, restRefusal);
 
-  router.post(CONVERSIONS_PATH, authenticate, rateLimit, async (ctx) => {
+  router.options(CONVERSIONS_PATH, toolServerPreflight(deps.config));
+  router.post(CONVERSIONS_PATH, originCheck, authenticate, rateLimit, async (ctx) => {
     const principal = ctx.state.principal as Principal;
     if (!can(principal.role, 'content:write')) {
       throw new ForbiddenError(

@@ -2,19 +2,22 @@
  * `{platform_url}/api/mcp`: the tool server's HTTP edge.
  *
  * Order matters: method check (GET/DELETE → 405, we never offer SSE) → Origin check (403; DNS-rebinding
- * protection for browser callers) → authenticate (401 with the resource-metadata challenge) → rate limit →
- * body parsing (this route only) → profile resolution → the MCP handler. Errors here are answered as JSON-RPC
- * error objects, since MCP clients parse those.
+ * protection for browser callers) → authenticate (401 with the resource-metadata challenge) → rate limit (one
+ * unit per request, before the body is read) → body parsing (this route only) → batch check (a JSON-RPC array
+ * only where its protocol version allows one; its other messages counted) → profile resolution → the MCP
+ * handler. Errors here are answered as JSON-RPC error objects, since MCP clients parse those.
  */
 import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
 import type { Middleware } from 'koa';
 import type { Authenticator } from '../../auth/authenticate.ts';
-import { toolServerAuthentication, toolServerOriginCheck } from '../middleware/authenticate.ts';
+import { toolServerAuthentication, toolServerOriginCheck, toolServerPreflight } from '../middleware/authenticate.ts';
 import type { Principal } from '../../auth/principal.ts';
 import type { Config } from '../../config.ts';
 import type { McpEndpoint } from '../../mcp/http-handler.ts';
+import type { RateLimiter, RateLimitPolicy } from '../../domain/rate-limits/rate-limiter.ts';
 import { jsonRpcError, JSON_RPC_SERVER_ERROR } from '../json-rpc.ts';
+import { toolServerRateLimit } from '../middleware/rate-limit.ts';
 
 export interface ProfileResolver {
   /** Maps `?profile=`/`?call_code=` to a profile name for this workspace (see `mcp/profiles.ts`). */
@@ -26,9 +29,20 @@ export interface McpRouteDeps {
   authenticator: Authenticator;
   endpoint: McpEndpoint;
   profiles: ProfileResolver;
-  /** Runs after authentication (the per-token rate limit); may answer the request itself. */
-  afterAuthenticate?: Middleware;
+  /** The per-token rate limit (the benchmarks' edge-only cases leave it out). */
+  rateLimit?: { limiter: RateLimiter; policy: RateLimitPolicy };
 }
+
+/** The MCP body limit; a larger body is refused with 413 before it is parsed. */
+const BODY_LIMIT_BYTES = 1024 * 1024;
+
+/**
+ * JSON-RPC batches: MCP 2025-03-26 allowed an array of messages in one POST; 2025-06-18 removed batching, and
+ * the 2026-07-28 revision has none. A request without `MCP-Protocol-Version` is taken to be 2025-03-26, as the
+ * transport specification says servers should assume.
+ */
+const VERSIONS_WITH_BATCHES = new Set(['2025-03-26']);
+const VERSION_ASSUMED_WITHOUT_HEADER = '2025-03-26';
 
 const SERVER_ERROR = JSON_RPC_SERVER_ERROR;
 
@@ -40,7 +54,6 @@ function singleQueryValue(value: unknown): string | undefined {
 
 export function mcpRoutes(deps: McpRouteDeps): Router {
   const router = new Router();
-  const allowedOrigins = new Set(deps.config.allowedOrigins);
 
   const methodNotAllowed: Middleware = (ctx) => {
     ctx.set('allow', 'POST');
@@ -59,11 +72,12 @@ export function mcpRoutes(deps: McpRouteDeps): Router {
 
   const parseBody = bodyParser({
     enableTypes: ['json'],
-    jsonLimit: '1mb',
+    jsonLimit: BODY_LIMIT_BYTES,
     encoding: 'utf-8',
     onError: (error, ctx) => {
-      // The JSON parser refuses prototype-poisoning keys (`__proto__`, `constructor.prototype`): say so
-      // instead of calling valid JSON invalid.
+      // A body over the limit keeps its 413. The JSON parser refuses prototype-poisoning keys (`__proto__`,
+      // `constructor.prototype`): say so instead of calling valid JSON invalid.
+      if ((error as { status?: number }).status === 413) ctx.throw(413, 'too_large');
       ctx.throw(400, /prototype/i.test(error.message) ? 'forbidden_key' : 'parse_error');
     },
   });
@@ -78,7 +92,13 @@ export function mcpRoutes(deps: McpRouteDeps): Router {
     } catch (error) {
       const status = (error as { status?: number }).status;
       if (status === 413) {
-        jsonRpcError(ctx, 413, -32600, 'Request body too large (limit 1 MB)');
+        jsonRpcError(
+          ctx,
+          413,
+          -32600,
+          `Request body too large: the limit is ${BODY_LIMIT_BYTES} bytes (1 MiB) per request`,
+          { code: 'payload_too_large', limitBytes: BODY_LIMIT_BYTES },
+        );
         return;
       }
       if ((error as { message?: string }).message === 'forbidden_key') {
@@ -96,6 +116,39 @@ export function mcpRoutes(deps: McpRouteDeps): Router {
     await next();
   };
 
+  /** Refuses an array body unless the request's protocol version allows batches, and says why. */
+  const batchCheck: Middleware = async (ctx, next) => {
+    const body: unknown = ctx.request.body;
+    if (!Array.isArray(body)) return next();
+    const version = ctx.get('mcp-protocol-version') || VERSION_ASSUMED_WITHOUT_HEADER;
+    if (!VERSIONS_WITH_BATCHES.has(version)) {
+      jsonRpcError(
+        ctx,
+        400,
+        -32600,
+        `Invalid request: JSON-RPC batching is not supported in MCP protocol version ${version.slice(0, 40)} (it was removed in 2025-06-18); send one JSON-RPC message per request`,
+        { code: 'batch_not_supported' },
+      );
+      return;
+    }
+    if (body.length === 0) {
+      jsonRpcError(ctx, 400, -32600, 'Invalid request: an empty JSON-RPC batch');
+      return;
+    }
+    const limit = deps.rateLimit?.policy.limit;
+    if (limit !== undefined && body.length > limit) {
+      jsonRpcError(
+        ctx,
+        400,
+        -32600,
+        `Invalid request: a batch of ${body.length} messages can never pass the rate limit of ${limit} requests per minute per token (every message counts); send at most ${limit} per batch`,
+        { code: 'batch_too_large', limit },
+      );
+      return;
+    }
+    await next();
+  };
+
   const serve: Middleware = async (ctx) => {
     const principal = ctx.state.principal as Principal;
     const code = singleQueryValue(ctx.query.profile) ?? singleQueryValue(ctx.query.call_code);
@@ -104,26 +157,23 @@ export function mcpRoutes(deps: McpRouteDeps): Router {
   };
 
   const chain: Middleware[] = [originCheck, authenticate];
-  if (deps.afterAuthenticate) chain.push(deps.afterAuthenticate);
-  chain.push(jsonBody, serve);
+  const limit = deps.rateLimit;
+  // The request was counted once before its body was read (malformed bodies count too); a batch's other
+  // messages are counted after it, all or none: a batch that does not fit is refused whole.
+  if (limit) chain.push(toolServerRateLimit(limit.limiter, limit.policy));
+  chain.push(jsonBody, batchCheck);
+  if (limit) {
+    chain.push(
+      toolServerRateLimit(limit.limiter, limit.policy, undefined, (ctx) => {
+        const body: unknown = ctx.request.body;
+        return Array.isArray(body) ? body.length - 1 : 0;
+      }),
+    );
+  }
+  chain.push(serve);
   router.post('/api/mcp', ...chain);
 
-  router.options('/api/mcp', (ctx) => {
-    const origin = ctx.get('origin');
-    if (!origin || !allowedOrigins.has(origin.replace(/\/+$/, ''))) {
-      ctx.status = 403;
-      return;
-    }
-    ctx.set('access-control-allow-origin', origin);
-    ctx.set('access-control-allow-methods', 'POST, OPTIONS');
-    ctx.set(
-      'access-control-allow-headers',
-      'authorization, x-api-key, content-type, accept, mcp-protocol-version, mcp-method, mcp-name, last-event-id',
-    );
-    ctx.set('access-control-max-age', '600');
-    ctx.set('vary', 'Origin');
-    ctx.status = 204;
-  });
+  router.options('/api/mcp', toolServerPreflight(deps.config));
 
   return router;
 }
