@@ -3,7 +3,7 @@
  * same run on the same machine (`npm run bench:auth`).
  *
  * The limit is raised for the run (RATE_LIMIT_PER_MINUTE) so every request does the full work — API key
- * lookup and the PostgreSQL GCRA upsert — instead of being refused early; 200 keys rotate so the limiter
+ * lookup and the PostgreSQL sliding-log upsert — instead of being refused early; 200 keys rotate so the limiter
  * works on many rows, as in production, not one hot row.
  */
 import { freePort, startBenchStack } from './support/stack.ts';
@@ -43,7 +43,7 @@ try {
     durationSeconds: duration,
   });
   const guardedResult = await load({
-    label: 'authenticate (API key) + rate limit (PostgreSQL GCRA)',
+    label: 'authenticate (API key) + rate limit (PostgreSQL sliding log)',
     url: `http://127.0.0.1:${guarded}/`,
     connections,
     durationSeconds: duration,

@@ -3,7 +3,7 @@
  * not share its event loop). Two listeners in one process, measured one after the other:
  *   - bare:    a Koa JSON route, nothing else (the baseline);
  *   - guarded: the same route behind the tool server's real request-id, error boundary, Origin check,
- *              authentication (API key → SHA-256 → indexed lookup + membership) and PostgreSQL GCRA limiter.
+ *              authentication (API key → SHA-256 → indexed lookup + membership) and PostgreSQL sliding-log limiter.
  * Prints one JSON line `{ ready, bare, guarded, keys }` when listening.
  */
 import http from 'node:http';

@@ -7,7 +7,7 @@
  *              (~66 KB) with the request's id, read from the raw body (a reference for `tools/list`: what
  *              sending that many bytes costs on this machine, with no MCP, auth or database);
  *   - guarded: the same route behind the tool server's real request id, error boundary, Origin check,
- *              API-key authentication and PostgreSQL GCRA limiter — no MCP (tells how much of a tool call is
+ *              API-key authentication and PostgreSQL sliding-log limiter — no MCP (tells how much of a tool call is
  *              the edge and how much is MCP plus the query);
  *   - app:     the real application (`createHttpApp`), whose `/api/mcp` is what is measured.
  *
