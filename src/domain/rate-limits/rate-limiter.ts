@@ -22,7 +22,9 @@ import { runPrepared, type PreparedStatement } from '../../db/prepared.ts';
  *
  * In the update, `l` is the stored row and `excluded.checked_at` is this attempt's time. It returns, for this
  * attempt: whether it was accepted; how many accepted requests now lie in the window; the ms until the oldest
- * of them leaves it (when one more unit is free); and, when refused, the ms until k units are free.
+ * of them leaves it (when one more unit is free); and, when refused, the ms until k units are free. The log is
+ * sorted, so `width_bucket(t, stamps)` (a binary search: how many entries are <= t) counts the entries that
+ * have left the window; unnesting the array to count them cost a quarter of the statement's time in pgbench.
  */
 const CONSUME: PreparedStatement = {
   name: 'rate-limit-log-consume',
@@ -44,8 +46,8 @@ const CONSUME: PreparedStatement = {
              else l.expires_at end,
            checked_at = excluded.checked_at
          returning last_allowed,
-           (select count(*) from unnest(stamps) s where s > checked_at - $3 * interval '1 millisecond')::int as in_window,
-           extract(epoch from ((select min(s) from unnest(stamps) s where s > checked_at - $3 * interval '1 millisecond')
+           cardinality(stamps) - width_bucket(checked_at - $3 * interval '1 millisecond', stamps) as in_window,
+           extract(epoch from (stamps[width_bucket(checked_at - $3 * interval '1 millisecond', stamps) + 1]
                                + $3 * interval '1 millisecond' - checked_at)) * 1000 as unit_free_ms,
            case when not last_allowed then
              extract(epoch from (stamps[cardinality(stamps) - $2 + $5] + $3 * interval '1 millisecond' - checked_at)) * 1000
