@@ -62,14 +62,20 @@ export class LocalSecretError extends Error {}
 /**
  * The development cookie secret in `file`, created on first use. Kept in DATA_DIR so that sessions survive
  * restarts and so that whatever was encrypted with it (the OAuth signing keys) stays readable to the next
- * run and to the CLI. Created exclusively: a CLI and a dev stack starting together agree on one secret.
+ * run and to the CLI. A new secret is written to a file of its own and then hard-linked into place, which
+ * fails if the file exists: a CLI and a dev stack starting together agree on one secret, and neither can
+ * read a file that exists but is not yet written.
  */
 async function readOrCreateSecret(file: string): Promise<string> {
   await fs.mkdir(path.dirname(file), { recursive: true });
+  const draft = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  await fs.writeFile(draft, randomBytes(32).toString('base64url'), { mode: 0o600 });
   try {
-    await fs.writeFile(file, randomBytes(32).toString('base64url'), { mode: 0o600, flag: 'wx' });
+    await fs.link(draft, file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  } finally {
+    await fs.rm(draft, { force: true });
   }
   const secret = (await fs.readFile(file, 'utf8')).trim();
   if (secret.length < MIN_SECRET_LENGTH) {
