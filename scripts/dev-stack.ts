@@ -13,7 +13,7 @@ import { loadConfigOrExit, processEnv } from '../src/config.ts';
 import { createOrm, migrateToLatest } from '../src/db/orm.ts';
 import { DEMO_EMAIL, findDemoWorkspace, seedDemoIfEmpty, type DemoSeed } from '../src/db/seed-demo.ts';
 import { startEmbeddedPostgres, type RunningPostgres } from '../src/dev/embedded-postgres.ts';
-import { localServices, resolveLocalConfig } from '../src/dev/local-services.ts';
+import { LocalSecretError, localServices, resolveLocalConfig } from '../src/dev/local-services.ts';
 import { locateTemporalCli, TemporalCliUnavailableError } from '../src/dev/temporal-cli.ts';
 import { startTemporalDevServer, type RunningTemporal } from '../src/dev/temporal-dev-server.ts';
 import { createCreditsService } from '../src/domain/credits/credits.service.ts';
@@ -196,7 +196,8 @@ try {
   await waitForApi(config.urls.platform, 60_000);
   process.stdout.write(banner(temporalUi, seed, demoWorkspace));
 } catch (error) {
-  if (error instanceof TemporalCliUnavailableError) say(error.message);
+  // Failures whose message says what to do need no stack trace.
+  if (error instanceof TemporalCliUnavailableError || error instanceof LocalSecretError) say(error.message);
   else say(`could not start: ${(error as Error).stack ?? String(error)}`);
   await stopAll(1);
 }

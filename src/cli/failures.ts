@@ -63,12 +63,7 @@ export function describeEnvironmentFailure(error: unknown, config: Config): stri
   const message = (value: unknown) => firstLine(String((value as { message?: unknown }).message ?? value));
 
   // Temporal first: its errors wrap a socket error's text, which must not be taken for the database's.
-  const temporal = chain.find(
-    (link) =>
-      link instanceof TemporalUnreachableError ||
-      code(link) === GRPC_UNAVAILABLE ||
-      (link as Error).name === 'ServiceError',
-  );
+  const temporal = chain.find((link) => link instanceof TemporalUnreachableError || code(link) === GRPC_UNAVAILABLE);
   if (temporal) {
     const reason = chain.map(message).find((text) => /UNAVAILABLE|ECONNREFUSED|ENOTFOUND/.test(text));
     return `Cannot reach Temporal at ${local.temporalAddress} (${reason ?? message(temporal)}). ${temporalHint}`;

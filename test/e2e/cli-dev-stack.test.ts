@@ -124,6 +124,17 @@ describe('a start-up failure is one line on stderr and a non-zero exit', () => {
       /^Cannot reach PostgreSQL at 127\.0\.0\.1:\d+\/campaign_platform \(connect ECONNREFUSED [^)]+\)\. Is the platform running \(npm start\)\? Otherwise set DATABASE_URL\.\n$/,
     ],
     [
+      'PostgreSQL refusing the credentials of a given DATABASE_URL',
+      () => ({
+        args: ['key:list', '--workspace', workspaceId],
+        env: {
+          DATABASE_URL: `postgres://postgres:not-the-password@127.0.0.1:${stack!.env.EMBEDDED_POSTGRES_PORT}/campaign_platform`,
+        },
+      }),
+      1,
+      /^PostgreSQL at 127\.0\.0\.1:\d+\/campaign_platform refused the credentials \(password authentication failed for user "postgres"\)\. Check DATABASE_URL\.\n$/,
+    ],
+    [
       'no Temporal where a job command looks',
       async () => ({
         args: ['jobs:selftest', '--workspace', workspaceId],
