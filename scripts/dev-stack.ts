@@ -7,17 +7,13 @@
  * PostgreSQL); the next start reuses the data in DATA_DIR.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import fs from 'node:fs/promises';
 import http from 'node:http';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfigOrExit, processEnv } from '../src/config.ts';
 import { createOrm, migrateToLatest } from '../src/db/orm.ts';
-import { seedDemoIfEmpty, type DemoSeed } from '../src/db/seed-demo.ts';
+import { DEMO_EMAIL, findDemoWorkspace, seedDemoIfEmpty, type DemoSeed } from '../src/db/seed-demo.ts';
 import { startEmbeddedPostgres, type RunningPostgres } from '../src/dev/embedded-postgres.ts';
-import { EMBEDDED_DATABASE, postgresDataDir, temporalDataDir } from '../src/dev/local-services.ts';
+import { LocalSecretError, localServices, resolveLocalConfig } from '../src/dev/local-services.ts';
 import { locateTemporalCli, TemporalCliUnavailableError } from '../src/dev/temporal-cli.ts';
 import { startTemporalDevServer, type RunningTemporal } from '../src/dev/temporal-dev-server.ts';
 import { createCreditsService } from '../src/domain/credits/credits.service.ts';
@@ -25,18 +21,9 @@ import { createWorkspacesService } from '../src/domain/workspaces/workspaces.ser
 
 const env = processEnv();
 const config = loadConfigOrExit(env);
+// What to start, and where: the same description the CLI uses to find these services.
+const local = localServices(config);
 const say = (line: string) => process.stdout.write(`[stack] ${line}\n`);
-
-/** Development cookie secrets persist in DATA_DIR so that sessions survive restarts. */
-async function devCookieSecrets(): Promise<string> {
-  if (env.COOKIE_SECRETS) return env.COOKIE_SECRETS;
-  const file = path.join(config.dataDir, 'dev-cookie-secret');
-  if (!existsSync(file)) {
-    await fs.mkdir(config.dataDir, { recursive: true });
-    await fs.writeFile(file, randomBytes(32).toString('base64url'), { mode: 0o600 });
-  }
-  return (await fs.readFile(file, 'utf8')).trim();
-}
 
 let postgres: RunningPostgres | undefined;
 let temporal: RunningTemporal | undefined;
@@ -111,7 +98,7 @@ async function waitForApi(url: string, timeoutMs: number): Promise<void> {
   throw new Error(`the API did not answer within ${timeoutMs} ms`);
 }
 
-function banner(temporalUi: string | null, seed: DemoSeed | null): string {
+function banner(temporalUi: string | null, seed: DemoSeed | null, demoWorkspace: string | null): string {
   const mcp = config.urls.mcp;
   const lines = [
     '',
@@ -135,34 +122,40 @@ function banner(temporalUi: string | null, seed: DemoSeed | null): string {
       `  curl -s ${mcp} -H 'x-api-key: ${seed.apiKey}' -H 'content-type: application/json' \\`,
       `    -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_platform_info","arguments":{"topic":"health"}}}'`,
     );
-  } else {
-    lines.push(
-      '',
-      'Demo data already exists. To mint a new API key:',
-      '  npm run cli -- key:create --workspace <id> --creator demo@example.com --name "my key"',
-    );
   }
+  // Runnable as printed: the CLI finds this stack's services by the same rule (src/dev/local-services.ts),
+  // given the same environment (DATA_DIR, the ports) as this process.
+  const workspace = demoWorkspace ?? '<workspace id>';
+  lines.push(
+    '',
+    'Operator CLI (run it with the same environment as this stack):',
+    `  npm run cli -- key:create --workspace ${workspace} --creator ${DEMO_EMAIL} --name "my key"`,
+    `  npm run cli -- credits:balance --workspace ${workspace}`,
+    '  npm run cli -- --help',
+  );
   lines.push('', 'Press Ctrl-C to stop.', '');
   return lines.join('\n');
 }
 
 try {
-  const cookieSecrets = await devCookieSecrets();
-  let databaseUrl = config.database.url;
-  if (!databaseUrl) {
+  const resolved = await resolveLocalConfig(config);
+  let databaseUrl = local.databaseUrl;
+  if (local.embeddedPostgres) {
     say('starting the embedded PostgreSQL…');
-    postgres = await startEmbeddedPostgres({
-      dataDir: postgresDataDir(config),
-      port: config.database.embeddedPort,
-      database: EMBEDDED_DATABASE,
-      onLog: (line) => say(`postgres: ${line}`),
-    });
+    postgres = await startEmbeddedPostgres({ ...local.embeddedPostgres, onLog: (line) => say(`postgres: ${line}`) });
+    // A server left running by an earlier run is reused on the port it listens on; the CLI looks on the
+    // configured port, so say when they differ.
+    if (postgres.url !== databaseUrl) {
+      say(
+        `note: PostgreSQL runs on port ${postgres.port}, not EMBEDDED_POSTGRES_PORT=${local.embeddedPostgres.port}; set EMBEDDED_POSTGRES_PORT=${postgres.port} for the CLI`,
+      );
+    }
     databaseUrl = postgres.url;
   }
 
-  let temporalAddress = config.temporal.address;
+  let temporalAddress = local.temporalAddress;
   let temporalUi: string | null = null;
-  if (!temporalAddress) {
+  if (local.embeddedTemporal) {
     const cli = await locateTemporalCli({
       cliPath: config.temporal.cliPath,
       toolsDir: config.temporal.toolsDir,
@@ -172,9 +165,10 @@ try {
     say(`starting the Temporal dev server (${cli})…`);
     temporal = await startTemporalDevServer({
       cliPath: cli,
-      dataDir: temporalDataDir(config),
-      port: config.temporal.devPort,
-      uiPort: config.temporal.uiPort,
+      dataDir: local.embeddedTemporal.dataDir,
+      ip: local.embeddedTemporal.host,
+      port: local.embeddedTemporal.port,
+      uiPort: local.embeddedTemporal.uiPort,
       namespace: config.temporal.namespace,
       onLog: (line) => say(`temporal: ${line}`),
     });
@@ -185,22 +179,25 @@ try {
   const orm = await createOrm({ url: databaseUrl });
   const applied = await migrateToLatest(orm);
   if (applied.length) say(`applied migrations: ${applied.join(', ')}`);
-  const seed = await seedDemoIfEmpty(orm, { workspaces: createWorkspacesService(), credits: createCreditsService() });
+  const workspaces = createWorkspacesService();
+  const seed = await seedDemoIfEmpty(orm, { workspaces, credits: createCreditsService() });
+  const demoWorkspace = seed?.workspaceId ?? (await findDemoWorkspace(orm, { workspaces }))?.id ?? null;
   await orm.close();
 
   const childEnv = {
     ...env,
     DATABASE_URL: databaseUrl,
     TEMPORAL_ADDRESS: temporalAddress,
-    COOKIE_SECRETS: cookieSecrets,
+    COOKIE_SECRETS: resolved.secrets.cookieKeys.join(','),
     ...(temporalUi ? { TEMPORAL_UI_URL: temporalUi } : {}),
   };
   run('worker', 'src/worker.ts', childEnv);
   run('api', 'src/main.ts', childEnv);
   await waitForApi(config.urls.platform, 60_000);
-  process.stdout.write(banner(temporalUi, seed));
+  process.stdout.write(banner(temporalUi, seed, demoWorkspace));
 } catch (error) {
-  if (error instanceof TemporalCliUnavailableError) say(error.message);
+  // Failures whose message says what to do need no stack trace.
+  if (error instanceof TemporalCliUnavailableError || error instanceof LocalSecretError) say(error.message);
   else say(`could not start: ${(error as Error).stack ?? String(error)}`);
   await stopAll(1);
 }

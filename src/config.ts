@@ -222,7 +222,15 @@ export interface Config {
     uiUrl: string | undefined;
     workflowBundlePath: string | undefined;
   };
-  secrets: { cookieKeys: string[] };
+  secrets: {
+    cookieKeys: string[];
+    /**
+     * True when COOKIE_SECRETS was unset and `cookieKeys` is a random key of this process alone. The dev stack
+     * and the CLI then use the secret kept in DATA_DIR instead (`src/dev/local-services.ts`), so that they
+     * agree with each other and with what earlier runs encrypted.
+     */
+    generated: boolean;
+  };
   /** Browser origins allowed to call `/api/mcp` besides the platform's own (DNS-rebinding protection). */
   allowedOrigins: string[];
   /** Requests per minute per token (OAuth grant or API key) on the tool server. */
@@ -351,7 +359,7 @@ export function loadConfig(env: Env): Config {
       uiUrl: e.TEMPORAL_UI_URL,
       workflowBundlePath: e.WORKFLOW_BUNDLE_PATH,
     },
-    secrets: { cookieKeys },
+    secrets: { cookieKeys, generated: !e.COOKIE_SECRETS },
     allowedOrigins: [new URL(platformUrl).origin, ...e.ALLOWED_ORIGINS],
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     callCodeCacheTtlMs: e.CALL_CODE_CACHE_TTL_MS,

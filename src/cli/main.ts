@@ -8,11 +8,12 @@ import { readFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { loadConfig, ConfigError, type Config } from '../config.ts';
 import type { Container } from '../container.ts';
-import { withLocalServices } from '../dev/local-services.ts';
+import { LocalSecretError, resolveLocalConfig, withLocalServices } from '../dev/local-services.ts';
 import { isTerminalJobStatus } from '../domain/jobs/job-status.ts';
 import { AppError } from '../errors.ts';
 import { closeLoopbackAwareFetch } from '../net/loopback-aware-fetch.ts';
 import { createLogger } from '../logger.ts';
+import { describeEnvironmentFailure, TemporalUnreachableError } from './failures.ts';
 
 type Options = Record<string, string | boolean | undefined>;
 
@@ -464,6 +465,11 @@ const COMMANDS: Record<string, Command> = {
       if (steps < 1 || steps > 1000) throw new UsageError('--steps must be between 1 and 1000');
       if (stepMs < 0 || stepMs > 60_000) throw new UsageError('--step-ms must be between 0 and 60000');
       await container.services.workspaces.requireWorkspace(container.orm.em.fork(), workspaceId);
+      // Reach Temporal before writing the job row: an unreachable server is then a clear start-up failure
+      // instead of a job that fails at once and stays in the workspace's history.
+      await container.temporal.connection.ensureConnected().catch((error: unknown) => {
+        throw new TemporalUnreachableError(error);
+      });
       const scope = { workspaceId, em: container.orm.em.fork(), actor: 'operator' };
       const { job, reused } = await container.services.jobs.start(scope, {
         kind: 'selftest',
@@ -512,7 +518,7 @@ const COMMANDS: Record<string, Command> = {
 
 function help(): string {
   const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(18)} ${c.summary}`);
-  return `campaignctl <command> [options] [--json]\n\nCommands:\n${lines.join('\n')}\n\nRun "campaignctl <command> --help" for its options.`;
+  return `campaignctl <command> [options] [--json] [--debug]\n\nCommands:\n${lines.join('\n')}\n\nRun "campaignctl <command> --help" for its options. --json prints machine-readable output; --debug prints\nthe stack trace of an unexpected error.`;
 }
 
 export async function runCli(
@@ -527,14 +533,14 @@ export async function runCli(
   }
   const command = COMMANDS[name];
   if (!command) {
-    process.stderr.write(`Unknown command "${name}".\n\n${help()}\n`);
+    process.stderr.write(`Unknown command "${name}"; "campaignctl --help" lists the commands.\n`);
     return 2;
   }
   let options: Options;
   try {
     options = parseArgs({
       args: rest,
-      options: { ...command.options, json: flag, help: flag },
+      options: { ...command.options, json: flag, help: flag, debug: flag },
       strict: true,
       allowPositionals: false,
     }).values as Options;
@@ -552,16 +558,20 @@ export async function runCli(
     process.stderr.write(`${(error as Error).message}\nUsage: campaignctl ${command.usage}\n`);
     return 2;
   }
-  let config: Config;
+  let loaded: Config;
   try {
-    config = withLocalServices(loadConfig(env));
+    loaded = loadConfig(env);
   } catch (error) {
     if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-      return 78;
+      process.stderr.write(`Invalid configuration: ${error.problems.join('; ')} (see .env.example).\n`);
+      return 78; // EX_CONFIG, as the API and the worker
     }
     throw error;
   }
+  // Unset DATABASE_URL / TEMPORAL_ADDRESS / COOKIE_SECRETS mean the services `npm start` runs, found by the
+  // same rule the dev stack starts them with. The cookie secret is read (or created) only by commands that
+  // open the database: `login` against a remote server must not write into DATA_DIR.
+  const config = withLocalServices(loaded);
   let container: Container | undefined;
   const json = Boolean(options.json);
   const io: CliIo = {
@@ -575,7 +585,7 @@ export async function runCli(
       // Loaded on first use: the container pulls in Temporal, oidc-provider and the ORM (over a second of
       // start-up), which `--help` and a usage error never need.
       const { createContainer } = await import('../container.ts');
-      container ??= await createContainer(config, {
+      container ??= await createContainer(await resolveLocalConfig(loaded), {
         log: createLogger({ level: 'warn', name: 'cli' }),
         migrate: false,
         lazyTemporal: true,
@@ -597,17 +607,22 @@ export async function runCli(
       return 1;
     }
     const message = (error as Error).message ?? String(error);
-    if (/^(Not signed in|The session)/.test(message)) {
+    if (/^(Not signed in|The session)/.test(message) || error instanceof LocalSecretError) {
       process.stderr.write(`${message}\n`);
       return 1;
     }
-    if (/ECONNREFUSED|connect/i.test(message)) {
-      process.stderr.write(
-        `Cannot reach the database or Temporal (${message}). Is the platform running (npm start)?\n`,
-      );
+    const failure = describeEnvironmentFailure(error, loaded);
+    if (failure) {
+      process.stderr.write(`${failure}\n`);
       return 1;
     }
-    throw error;
+    // A bug rather than a setting: still one line (with --debug, the stack for the report).
+    process.stderr.write(
+      options.debug
+        ? `${(error as Error).stack ?? message}\n`
+        : `Unexpected error: ${message.split('\n')[0]} (run again with --debug for details)\n`,
+    );
+    return 70; // EX_SOFTWARE
   } finally {
     await container?.close();
     await closeLoopbackAwareFetch();

@@ -42,3 +42,18 @@ export async function seedDemoIfEmpty(
   });
   return { email: user.email, password, workspaceId: workspace.id, workspaceName: workspace.name, apiKey: secret };
 }
+
+/**
+ * The demo person's first workspace (null once they or it are gone): the start banner names it in the CLI
+ * commands it suggests, so they can be run as printed.
+ */
+export async function findDemoWorkspace(
+  orm: MikroORM,
+  services: { workspaces: WorkspacesService },
+): Promise<{ id: string; name: string } | null> {
+  const em = orm.em.fork();
+  const user = await em.findOne(User, { email: DEMO_EMAIL });
+  if (!user) return null;
+  const [first] = await services.workspaces.listForUser(em, user.id);
+  return first ? { id: first.workspace.id, name: first.workspace.name } : null;
+}
