@@ -112,10 +112,6 @@ async function asProtocolErrors<T>(work: () => Promise<T>): Promise<T> {
 }
 
 const TaskIdParams = z.looseObject({ taskId: z.string().max(100) });
-const TaskUpdateParams = z.looseObject({
-  taskId: z.string().max(100),
-  inputResponses: z.record(z.string(), z.unknown()),
-});
 
 /** What the HTTP edge hands to the factory through `authInfo.extra`. */
 export interface McpCallerInfo {
@@ -191,7 +187,7 @@ export function createMcpServerFactory(deps: McpServerFactoryDeps) {
     const tools = era === 'legacy' ? extras.legacyListing : profile.listing;
     server.setRequestHandler('tools/list', async () => ({ tools: [...tools] }));
 
-    const tasks = createTaskOperations({ services: deps.services, scope });
+    const tasks = createTaskOperations({ services: deps.services, scope, principal: caller.principal });
     if (era === 'legacy') {
       // The 2025 task methods are spec methods of that era, validated by the SDK's own schemas; the SDK keeps
       // them out of its typed method list (they are experimental there), hence the untyped registration.
@@ -211,8 +207,10 @@ export function createMcpServerFactory(deps: McpServerFactoryDeps) {
       onLegacy('tasks/cancel', async (request) => tasks.legacyCancel(request.params?.taskId));
     } else {
       server.setRequestHandler('tasks/get', { params: TaskIdParams }, async (params) => tasks.modernGet(params.taskId));
-      server.setRequestHandler('tasks/update', { params: TaskUpdateParams }, async (params) =>
-        asProtocolErrors(() => tasks.modernUpdate(params.taskId, params.inputResponses)),
+      // `inputResponses` is a reserved request field in 2026-07-28 (multi-round-trip retries): the SDK lifts it
+      // out of every request's params into `ctx.mcpReq.inputResponses` (bare results only), so read it there.
+      server.setRequestHandler('tasks/update', { params: TaskIdParams }, async (params, ctx) =>
+        asProtocolErrors(() => tasks.modernUpdate(params.taskId, ctx.mcpReq.inputResponses)),
       );
       server.setRequestHandler('tasks/cancel', { params: TaskIdParams }, async (params) =>
         tasks.modernCancel(params.taskId),
