@@ -21,16 +21,25 @@ afterAll(async () => {
   await closeTestFetch();
 });
 
-const clients: [string, () => Promise<ConnectedClient>, 'modern' | 'legacy'][] = [
-  ['SDK v2, 2026-07-28', () => connectV2(platform.urls.mcp, { 'x-api-key': tenant.apiKey }, 'modern'), 'modern'],
-  ['SDK v2, 2025 handshake', () => connectV2(platform.urls.mcp, { 'x-api-key': tenant.apiKey }, 'legacy'), 'legacy'],
-  ['SDK v1 (2025-era client)', () => connectV1(platform.urls.mcp, { 'x-api-key': tenant.apiKey }), 'legacy'],
+type Connect = (apiKey: string, url?: string) => Promise<ConnectedClient>;
+const clients: [string, Connect, 'modern' | 'legacy'][] = [
+  [
+    'SDK v2, 2026-07-28',
+    (apiKey, url = platform.urls.mcp) => connectV2(url, { 'x-api-key': apiKey }, 'modern'),
+    'modern',
+  ],
+  [
+    'SDK v2, 2025 handshake',
+    (apiKey, url = platform.urls.mcp) => connectV2(url, { 'x-api-key': apiKey }, 'legacy'),
+    'legacy',
+  ],
+  ['SDK v1 (2025-era client)', (apiKey, url = platform.urls.mcp) => connectV1(url, { 'x-api-key': apiKey }), 'legacy'],
 ];
 
 describe.each(clients)('%s', (_label, connect, era) => {
   let client: ConnectedClient;
   beforeAll(async () => {
-    client = await connect();
+    client = await connect(tenant.apiKey);
   });
   afterAll(async () => {
     await client.close();
@@ -38,6 +47,30 @@ describe.each(clients)('%s', (_label, connect, era) => {
 
   it('negotiates the expected protocol era', () => {
     expect(client.era).toBe(era);
+  });
+
+  it('advertises the MCP Apps extension where clients of its era look (and tasks where they are negotiated so)', () => {
+    const capabilities = client.serverCapabilities();
+    expect(capabilities?.extensions?.['io.modelcontextprotocol/ui']).toEqual({
+      mimeTypes: ['text/html;profile=mcp-app'],
+    });
+    // The tasks extension exists in 2026-07-28 only; 2025 clients negotiate tasks through `capabilities.tasks`.
+    if (era === 'modern') expect(capabilities?.extensions?.['io.modelcontextprotocol/tasks']).toEqual({});
+    else {
+      expect(capabilities?.extensions).not.toHaveProperty(['io.modelcontextprotocol/tasks']);
+      expect(capabilities?.tasks).toMatchObject({ requests: { tools: { call: {} } } });
+    }
+  });
+
+  it('does not advertise the MCP Apps extension to a profile without the widget', async () => {
+    // An unknown call code selects the discovery profile (get_platform_info only): no widget there.
+    const discovery = await connect(tenant.apiKey, `${platform.urls.mcp}?profile=not-a-code`);
+    try {
+      expect((await discovery.listTools()).map((t) => t.name)).toEqual(['get_platform_info']);
+      expect(discovery.serverCapabilities()?.extensions ?? {}).not.toHaveProperty(['io.modelcontextprotocol/ui']);
+    } finally {
+      await discovery.close();
+    }
   });
 
   it('lists get_platform_info as a read-only tool with explicit annotations and schemas', async () => {

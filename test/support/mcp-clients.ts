@@ -22,6 +22,8 @@ export interface ConnectedClient {
     name: string,
     args?: Record<string, string>,
   ): Promise<{ messages: { role: string; content: { type: string; text?: string } }[] }>;
+  /** What the server advertised: the 2025 `initialize` result's capabilities, or 2026 `server/discover`'s. */
+  serverCapabilities(): { extensions?: Record<string, unknown>; [key: string]: unknown } | undefined;
   era: Era;
   close(): Promise<void>;
 }
@@ -65,6 +67,7 @@ export async function connectV2(
   await client.connect(new TransportV2(new URL(url), { fetch: testFetch, requestInit: { headers } }));
   return {
     era: client.getProtocolEra() as Era,
+    serverCapabilities: () => client.getServerCapabilities() as never,
     callTool: async (name, args) => (await client.callTool({ name, arguments: args })) as ToolCallResult,
     listTools: async () => (await client.listTools()).tools as never,
     ...resourcesAndPrompts(client as unknown as ResourcePromptClient),
@@ -77,6 +80,7 @@ export async function connectV1(url: string, headers: Record<string, string>): P
   await client.connect(new TransportV1(new URL(url), { fetch: testFetch, requestInit: { headers } }));
   return {
     era: 'legacy',
+    serverCapabilities: () => client.getServerCapabilities() as never,
     callTool: async (name, args) => (await client.callTool({ name, arguments: args })) as ToolCallResult,
     listTools: async () => (await client.listTools()).tools as never,
     ...resourcesAndPrompts(client as unknown as ResourcePromptClient),
