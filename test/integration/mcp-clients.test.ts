@@ -3,17 +3,21 @@
  * 2026-07-28 (`server/discover`, per-request envelopes), the v2 client in its default 2025 handshake, and
  * the v1 SDK client (`@modelcontextprotocol/sdk` with its Streamable HTTP transport).
  */
-import { createTenant, type Tenant } from '../support/factories.ts';
+import { createKey, createTenant, type Tenant } from '../support/factories.ts';
 import { closeTestFetch } from '../support/http.ts';
 import { connectV1, connectV2, type ConnectedClient } from '../support/mcp-clients.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 
 let platform: TestPlatform;
 let tenant: Tenant;
+let viewerKey: string;
+let adminKey: string;
 
 beforeAll(async () => {
   platform = await startTestPlatform({ label: 'mcpclients' });
   tenant = await createTenant(platform.container, { credits: 25, name: 'Acme Coffee' });
+  viewerKey = await createKey(platform.container, tenant, 'viewer');
+  adminKey = await createKey(platform.container, tenant, 'admin');
 });
 
 afterAll(async () => {
@@ -124,6 +128,41 @@ describe.each(clients)('%s', (_label, connect, era) => {
         'autonomous_ops',
       ]),
     );
+  });
+
+  it('shows software versions in health to owners and admins only; status and latency to everyone', async () => {
+    const health = async (apiKey: string) => {
+      const other = await connect(apiKey);
+      try {
+        const result = await other.callTool('get_platform_info', { topic: 'health' });
+        expect(result.isError).toBeFalsy();
+        return { text: result.content[0]?.text ?? '', health: (result.structuredContent as { health: Health }).health };
+      } finally {
+        await other.close();
+      }
+    };
+    type Health = Record<string, unknown> & { database: Record<string, unknown>; temporal: Record<string, unknown> };
+    const nodeVersion = process.version;
+
+    const viewer = await health(viewerKey);
+    expect(viewer.health).toMatchObject({
+      status: 'ok',
+      database: { status: 'up', latencyMs: expect.any(Number) },
+      temporal: { status: 'up', latencyMs: expect.any(Number) },
+    });
+    expect(viewer.health).not.toHaveProperty('nodeVersion');
+    expect(viewer.health.database).not.toHaveProperty('version');
+    expect(viewer.health.temporal).not.toHaveProperty('version');
+    expect(JSON.stringify(viewer)).not.toContain(nodeVersion);
+
+    for (const key of [adminKey, tenant.apiKey]) {
+      const privileged = await health(key);
+      expect(privileged.health).toMatchObject({
+        nodeVersion,
+        database: { status: 'up', version: expect.stringMatching(/^\d+/) },
+        temporal: { status: 'up', version: expect.stringMatching(/^\d+/) },
+      });
+    }
   });
 
   it('answers bad arguments with a structured error the agent can act on', async () => {
