@@ -21,6 +21,12 @@ export const PERMISSIONS = [
   'apps:manage',
   /** Read the audit log. */
   'audit:read',
+  /**
+   * See software versions in `get_platform_info health` (Node.js, PostgreSQL, Temporal server): they tell
+   * whoever reads them which known vulnerabilities to try, so only the people who run the workspace see them;
+   * everyone else still gets status and latency.
+   */
+  'platform:versions',
   /** Grant or revoke credits, see billing. */
   'credits:manage',
   /** Delete the workspace. */
@@ -30,7 +36,15 @@ export type Permission = (typeof PERMISSIONS)[number];
 
 const VIEWER: Permission[] = ['workspace:read'];
 const EDITOR: Permission[] = [...VIEWER, 'content:write', 'credits:spend'];
-const ADMIN: Permission[] = [...EDITOR, 'keys:manage', 'domains:manage', 'members:manage', 'apps:manage', 'audit:read'];
+const ADMIN: Permission[] = [
+  ...EDITOR,
+  'keys:manage',
+  'domains:manage',
+  'members:manage',
+  'apps:manage',
+  'audit:read',
+  'platform:versions',
+];
 const OWNER: Permission[] = [...ADMIN, 'credits:manage', 'workspace:delete'];
 
 export const ROLE_PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {

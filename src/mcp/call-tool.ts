@@ -12,7 +12,8 @@
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import { can } from '../auth/permissions.ts';
-import type { ToolContext } from './define-tool.ts';
+import type { Principal } from '../auth/principal.ts';
+import type { ToolContext, ToolOutput } from './define-tool.ts';
 import type { CompiledProfile } from './registry.ts';
 import { ERROR_META_KEY, toToolError, toToolResult, toolError, type ToolResult } from './tool-result.ts';
 
@@ -102,11 +103,7 @@ export async function callTool(
     if (output.job) ctx.onJob?.(output.job);
     if (!mutation) return toToolResult(output);
     await audit('success', auditDetailsOf(output.structured));
-    const workspace = { id: ctx.principal.workspaceId, name: ctx.principal.workspaceName };
-    return toToolResult({
-      structured: { ...output.structured, workspace },
-      text: `[${workspace.name}] ${output.text ?? JSON.stringify(output.structured)}`,
-    });
+    return toToolResult(withWorkspaceEcho(output, ctx.principal));
   } catch (error) {
     const result = toToolError(error, ctx.log, {
       tool: name,
@@ -117,6 +114,21 @@ export async function callTool(
     await audit('failed', { code });
     return result;
   }
+}
+
+/**
+ * A mutation's output as clients get it (spec recipe 4): `workspace: {id, name}` in the structured result and
+ * the text led by `[Workspace name]`. Also used for the result of a task a mutation started (`tasks.ts`).
+ */
+export function withWorkspaceEcho(
+  output: ToolOutput,
+  principal: Pick<Principal, 'workspaceId' | 'workspaceName'>,
+): ToolOutput {
+  const workspace = { id: principal.workspaceId, name: principal.workspaceName };
+  return {
+    structured: { ...output.structured, workspace },
+    text: `[${workspace.name}] ${output.text ?? JSON.stringify(output.structured)}`,
+  };
 }
 
 /** The dotted path of the first string (or key) holding U+0000, or null; bounded depth keeps it cheap. */

@@ -94,8 +94,20 @@ export interface ToolDefinition<Selector extends string = string> {
   /** Shape of `structuredContent` on success. */
   output: z.ZodObject;
   actions: Record<string, ActionDefinition<never>>;
+  /**
+   * Tools whose actions start long jobs: the tool's result for such a job once it has ended, which is what
+   * an MCP task of that job resolves to (`tasks/result`, the `result` a 2026 `tasks/get` inlines). Built
+   * with the same builder as the answer that started the job, so it matches the output schema the same way.
+   */
+  jobResult?: JobResultDefinition;
   /** Extra `_meta` on the tool listing (e.g. the MCP Apps UI pointer). */
   meta?: Record<string, unknown>;
+}
+
+export interface JobResultDefinition {
+  /** The job kinds this tool's actions start (each kind belongs to one tool). */
+  kinds: readonly string[];
+  build(ctx: { scope: WorkspaceScope; services: McpServices }, job: Job): Promise<ToolOutput>;
 }
 
 /** Identity helper that keeps action argument types checked against their schemas. */

@@ -6,6 +6,7 @@
 import type { Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { ProfileSummary, ToolDefinition } from './define-tool.ts';
+import { portableSchema } from './portable-schema.ts';
 import { PROFILES, type ProfileDefinition } from './profiles.ts';
 import generateCampaign from './tools/generate-campaign.ts';
 import getPlatformInfo from './tools/get-platform-info.ts';
@@ -65,7 +66,8 @@ function jsonSchemaOf(schema: z.ZodObject, io: 'input' | 'output'): Tool['inputS
     unknown
   >;
   delete json.$schema; // 2020-12 is MCP's default dialect; omitting it keeps tools/list small
-  return json as Tool['inputSchema'];
+  // No type arrays, no untyped `{}`, every object open or closed on purpose: see portable-schema.ts.
+  return portableSchema(json) as Tool['inputSchema'];
 }
 
 function describeTool(tool: ToolDefinition): string {

@@ -18,7 +18,7 @@ import { callTool } from './call-tool.ts';
 import type { ToolContext } from './define-tool.ts';
 import { getPrompt, promptListing } from './prompts.ts';
 import { CATALOGUE, PROFILE_SUMMARIES, type CompiledProfile } from './registry.ts';
-import { inspectorHtml } from './ui/campaign-inspector.ts';
+import { INSPECTOR_MIME, inspectorHtml, UI_EXTENSION } from './ui/campaign-inspector.ts';
 import { compileResources, listResources, readResource, type CompiledResources } from './resources.ts';
 import type { McpServices } from './services.ts';
 import { createTaskOperations, createTaskResult, TASKS_EXTENSION, TASK_TOOLS, wantsTask } from './tasks.ts';
@@ -112,10 +112,9 @@ async function asProtocolErrors<T>(work: () => Promise<T>): Promise<T> {
 }
 
 const TaskIdParams = z.looseObject({ taskId: z.string().max(100) });
-const TaskUpdateParams = z.looseObject({
-  taskId: z.string().max(100),
-  inputResponses: z.record(z.string(), z.unknown()),
-});
+
+/** A server's `capabilities.extensions`: extension id → its settings (JSON). */
+type ServerExtensions = Record<string, { [key: string]: string[] }>;
 
 /** What the HTTP edge hands to the factory through `authInfo.extra`. */
 export interface McpCallerInfo {
@@ -149,6 +148,9 @@ export function createMcpServerFactory(deps: McpServerFactoryDeps) {
       promptListing: ReturnType<typeof promptListing>[];
       /** The 2025-era listing: long tools declare optional task support (`execution.taskSupport`). */
       legacyListing: CompiledProfile['listing'];
+      /** `capabilities.extensions` per era (the 2025 `initialize` result; the 2026 `server/discover` result). */
+      legacyExtensions: ServerExtensions;
+      modernExtensions: ServerExtensions;
     }
   >();
   for (const [name, profile] of catalogue) {
@@ -157,7 +159,19 @@ export function createMcpServerFactory(deps: McpServerFactoryDeps) {
     const legacyListing = profile.listing.map((tool) =>
       TASK_TOOLS.includes(tool.name) ? { ...tool, execution: { taskSupport: 'optional' as const } } : tool,
     );
-    compiled.set(name, { resources, promptListing: resources.prompts.map(promptListing), legacyListing });
+    // MCP Apps (`io.modelcontextprotocol/ui`) wherever the profile shows the widget, in both eras: clients of
+    // either look for it in `capabilities.extensions` (SEP-2133; the 2025 schema has no member for it, but
+    // clients of that era read it there too). The settings name the UI resource type this server serves, in
+    // the shape hosts advertise theirs (ext-apps `McpUiClientCapabilities`). The tasks extension is defined
+    // for 2026-07-28 only; 2025 clients negotiate tasks through `capabilities.tasks` instead.
+    const ui: ServerExtensions = resources.showsInspector ? { [UI_EXTENSION]: { mimeTypes: [INSPECTOR_MIME] } } : {};
+    compiled.set(name, {
+      resources,
+      promptListing: resources.prompts.map(promptListing),
+      legacyListing,
+      legacyExtensions: ui,
+      modernExtensions: { ...ui, [TASKS_EXTENSION]: {} },
+    });
   }
   return function buildServer({ era, authInfo }: McpRequestContext): Server {
     const caller = authInfo?.extra as McpCallerInfo | undefined;
@@ -165,6 +179,7 @@ export function createMcpServerFactory(deps: McpServerFactoryDeps) {
     const profile = catalogue.get(caller.profile);
     const extras = compiled.get(caller.profile);
     if (!profile || !extras) throw new Error(`Unknown profile ${caller.profile}`);
+    const extensions = era === 'legacy' ? extras.legacyExtensions : extras.modernExtensions;
     const server = new PlatformServer(
       { name: PLATFORM_NAME, title: 'Campaign platform', version: PLATFORM_VERSION },
       {
@@ -172,9 +187,8 @@ export function createMcpServerFactory(deps: McpServerFactoryDeps) {
           tools: { listChanged: false },
           resources: { listChanged: false, subscribe: false },
           prompts: { listChanged: false },
-          ...(era === 'legacy'
-            ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }
-            : { extensions: { [TASKS_EXTENSION]: {} } }),
+          ...(era === 'legacy' ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}),
+          ...(Object.keys(extensions).length > 0 ? { extensions } : {}),
         },
         instructions: SERVER_INSTRUCTIONS,
       },
@@ -191,7 +205,7 @@ export function createMcpServerFactory(deps: McpServerFactoryDeps) {
     const tools = era === 'legacy' ? extras.legacyListing : profile.listing;
     server.setRequestHandler('tools/list', async () => ({ tools: [...tools] }));
 
-    const tasks = createTaskOperations({ services: deps.services, scope });
+    const tasks = createTaskOperations({ services: deps.services, scope, principal: caller.principal });
     if (era === 'legacy') {
       // The 2025 task methods are spec methods of that era, validated by the SDK's own schemas; the SDK keeps
       // them out of its typed method list (they are experimental there), hence the untyped registration.
@@ -211,8 +225,10 @@ export function createMcpServerFactory(deps: McpServerFactoryDeps) {
       onLegacy('tasks/cancel', async (request) => tasks.legacyCancel(request.params?.taskId));
     } else {
       server.setRequestHandler('tasks/get', { params: TaskIdParams }, async (params) => tasks.modernGet(params.taskId));
-      server.setRequestHandler('tasks/update', { params: TaskUpdateParams }, async (params) =>
-        asProtocolErrors(() => tasks.modernUpdate(params.taskId, params.inputResponses)),
+      // `inputResponses` is a reserved request field in 2026-07-28 (multi-round-trip retries): the SDK lifts it
+      // out of every request's params into `ctx.mcpReq.inputResponses` (bare results only), so read it there.
+      server.setRequestHandler('tasks/update', { params: TaskIdParams }, async (params, ctx) =>
+        asProtocolErrors(() => tasks.modernUpdate(params.taskId, ctx.mcpReq.inputResponses)),
       );
       server.setRequestHandler('tasks/cancel', { params: TaskIdParams }, async (params) =>
         tasks.modernCancel(params.taskId),

@@ -15,29 +15,27 @@
  * workspace is indistinguishable from an unknown one.
  */
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import { toFilmView } from '../domain/films/films.service.ts';
-import { FilmCommission } from '../domain/films/film-commission.entity.ts';
-import { GENERATION_KIND, toGenerationStatus } from '../domain/generation/generation-launcher.ts';
+import type { Principal } from '../auth/principal.ts';
+import { FILM_KIND } from '../domain/films/films.service.ts';
 import { Job } from '../domain/jobs/job.entity.ts';
 import { isTerminalJobStatus } from '../domain/jobs/job-status.ts';
-import { toJobView } from '../domain/jobs/jobs.service.ts';
-import { PRODUCT_IMPORT_KIND } from '../domain/products/product-imports.service.ts';
-import { RENDER_KIND, toRenderStatus } from '../domain/renders/renders.service.ts';
 import type { WorkspaceScope } from '../domain/shared/scope.ts';
-import { FILM_KIND } from '../domain/films/films.service.ts';
+import { withWorkspaceEcho } from './call-tool.ts';
+import type { ToolDefinition } from './define-tool.ts';
+import { ALL_TOOLS } from './registry.ts';
 import type { McpServices } from './services.ts';
+import { toToolResult, type ToolResult } from './tool-result.ts';
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 export const RELATED_TASK_META = 'io.modelcontextprotocol/related-task';
-/** Kinds of job that are MCP tasks (internal jobs such as republishing are not). */
-export const TASK_KINDS = [GENERATION_KIND, RENDER_KIND, FILM_KIND, PRODUCT_IMPORT_KIND] as const;
-/** Tools whose calls may start a long job and so answer with a task handle when one was negotiated. */
-export const TASK_TOOLS: readonly string[] = [
-  'generate_campaign',
-  'render_video',
-  'video_commission',
-  'manage_products',
-];
+/** The tools whose calls may start a long job (and so answer with a task handle when one was negotiated). */
+const JOB_TOOLS = ALL_TOOLS.filter((tool): tool is ToolDefinition & Required<Pick<ToolDefinition, 'jobResult'>> =>
+  Boolean(tool.jobResult),
+);
+export const TASK_TOOLS: readonly string[] = JOB_TOOLS.map((tool) => tool.name);
+/** Kinds of job that are MCP tasks (internal jobs such as republishing are not), each with the tool it belongs to. */
+const TOOL_OF_KIND = new Map(JOB_TOOLS.flatMap((tool) => tool.jobResult.kinds.map((kind) => [kind, tool] as const)));
+export const TASK_KINDS: readonly string[] = [...TOOL_OF_KIND.keys()];
 /** How often clients should poll, in milliseconds. */
 export const POLL_INTERVAL_MS = 2000;
 const LIST_PAGE_SIZE = 50;
@@ -125,7 +123,12 @@ export function createTaskResult(job: Job, era: 'legacy' | 'modern', immediate: 
     : { resultType: 'task', ...modernTaskFields(job), _meta: meta };
 }
 
-export function createTaskOperations(deps: { services: McpServices; scope: () => WorkspaceScope }) {
+export function createTaskOperations(deps: {
+  services: McpServices;
+  scope: () => WorkspaceScope;
+  /** The caller: task results of mutations echo its workspace, as the call's own answer does. */
+  principal: Pick<Principal, 'workspaceId' | 'workspaceName'>;
+}) {
   const { services } = deps;
 
   async function find(taskId: unknown): Promise<Job> {
@@ -133,50 +136,26 @@ export function createTaskOperations(deps: { services: McpServices; scope: () =>
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'taskId must be a task id string');
     }
     const job = await services.jobs.getByTaskId(deps.scope(), taskId);
-    if (!job || !(TASK_KINDS as readonly string[]).includes(job.kind)) {
+    if (!job || !TOOL_OF_KIND.has(job.kind)) {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown task: ${taskId}`);
     }
     return job;
   }
 
-  /** The job's outcome as a tool result (what the long tool "would have returned" once done). */
-  async function finalResult(job: Job): Promise<{
-    content: { type: 'text'; text: string }[];
-    structuredContent: Record<string, unknown>;
-    isError?: boolean;
-  }> {
-    let structured: Record<string, unknown>;
-    let text: string;
-    if (job.kind === GENERATION_KIND) {
-      const generation = toGenerationStatus(job);
-      structured = { kind: 'generation', generation };
-      text =
-        generation.status === 'complete'
-          ? `Generation complete: ${generation.variantIds.length} variant(s) on campaign ${generation.campaignId}.`
-          : `Generation ${generation.status}.`;
-    } else if (job.kind === RENDER_KIND) {
-      const render = toRenderStatus(job);
-      structured = { kind: 'render', render };
-      text = render.output ? `Render complete: ${render.output.url}` : `Render ${render.status}.`;
-    } else if (job.kind === FILM_KIND) {
-      const film = await deps
-        .scope()
-        .em.findOne(FilmCommission, { id: job.subjectId ?? '', workspace: job.workspace.id });
-      structured = { kind: 'film', film: film ? toFilmView(film, job) : null, job: toJobView(job) };
-      text = film ? `Film ${film.id} is ${film.status}.` : `Film job ${job.status}.`;
-    } else {
-      const view = toJobView(job);
-      structured = { kind: 'product_import', importJob: view };
-      const result = view.result as { created?: number; skipped?: number } | null;
-      text = result
-        ? `Import finished: ${result.created ?? 0} created, ${result.skipped ?? 0} skipped.`
-        : `Import ${view.status}.`;
-    }
-    if (job.status === 'failed' && job.error) text = `${job.error.code}: ${job.error.message}`;
+  /**
+   * The job's outcome as the result of the tool that started it (what the call "would have returned" had it
+   * waited), from that tool's own result builder and echo, so it matches the tool's output schema. A failed
+   * job is that result with `isError` and the error's code leading the text.
+   */
+  async function finalResult(job: Job): Promise<ToolResult> {
+    const tool = TOOL_OF_KIND.get(job.kind)!;
+    const output = await tool.jobResult.build({ scope: deps.scope(), services }, job);
+    const result = toToolResult(withWorkspaceEcho(output, deps.principal));
+    if (job.status !== 'failed') return result;
     return {
-      content: [{ type: 'text', text }],
-      structuredContent: structured,
-      ...(job.status === 'failed' ? { isError: true } : {}),
+      ...result,
+      ...(job.error ? { content: [{ type: 'text', text: `${job.error.code}: ${job.error.message}` }] } : {}),
+      isError: true,
     };
   }
 

@@ -3,17 +3,21 @@
  * 2026-07-28 (`server/discover`, per-request envelopes), the v2 client in its default 2025 handshake, and
  * the v1 SDK client (`@modelcontextprotocol/sdk` with its Streamable HTTP transport).
  */
-import { createTenant, type Tenant } from '../support/factories.ts';
+import { createKey, createTenant, type Tenant } from '../support/factories.ts';
 import { closeTestFetch } from '../support/http.ts';
 import { connectV1, connectV2, type ConnectedClient } from '../support/mcp-clients.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 
 let platform: TestPlatform;
 let tenant: Tenant;
+let viewerKey: string;
+let adminKey: string;
 
 beforeAll(async () => {
   platform = await startTestPlatform({ label: 'mcpclients' });
   tenant = await createTenant(platform.container, { credits: 25, name: 'Acme Coffee' });
+  viewerKey = await createKey(platform.container, tenant, 'viewer');
+  adminKey = await createKey(platform.container, tenant, 'admin');
 });
 
 afterAll(async () => {
@@ -21,16 +25,25 @@ afterAll(async () => {
   await closeTestFetch();
 });
 
-const clients: [string, () => Promise<ConnectedClient>, 'modern' | 'legacy'][] = [
-  ['SDK v2, 2026-07-28', () => connectV2(platform.urls.mcp, { 'x-api-key': tenant.apiKey }, 'modern'), 'modern'],
-  ['SDK v2, 2025 handshake', () => connectV2(platform.urls.mcp, { 'x-api-key': tenant.apiKey }, 'legacy'), 'legacy'],
-  ['SDK v1 (2025-era client)', () => connectV1(platform.urls.mcp, { 'x-api-key': tenant.apiKey }), 'legacy'],
+type Connect = (apiKey: string, url?: string) => Promise<ConnectedClient>;
+const clients: [string, Connect, 'modern' | 'legacy'][] = [
+  [
+    'SDK v2, 2026-07-28',
+    (apiKey, url = platform.urls.mcp) => connectV2(url, { 'x-api-key': apiKey }, 'modern'),
+    'modern',
+  ],
+  [
+    'SDK v2, 2025 handshake',
+    (apiKey, url = platform.urls.mcp) => connectV2(url, { 'x-api-key': apiKey }, 'legacy'),
+    'legacy',
+  ],
+  ['SDK v1 (2025-era client)', (apiKey, url = platform.urls.mcp) => connectV1(url, { 'x-api-key': apiKey }), 'legacy'],
 ];
 
 describe.each(clients)('%s', (_label, connect, era) => {
   let client: ConnectedClient;
   beforeAll(async () => {
-    client = await connect();
+    client = await connect(tenant.apiKey);
   });
   afterAll(async () => {
     await client.close();
@@ -38,6 +51,30 @@ describe.each(clients)('%s', (_label, connect, era) => {
 
   it('negotiates the expected protocol era', () => {
     expect(client.era).toBe(era);
+  });
+
+  it('advertises the MCP Apps extension where clients of its era look (and tasks where they are negotiated so)', () => {
+    const capabilities = client.serverCapabilities();
+    expect(capabilities?.extensions?.['io.modelcontextprotocol/ui']).toEqual({
+      mimeTypes: ['text/html;profile=mcp-app'],
+    });
+    // The tasks extension exists in 2026-07-28 only; 2025 clients negotiate tasks through `capabilities.tasks`.
+    if (era === 'modern') expect(capabilities?.extensions?.['io.modelcontextprotocol/tasks']).toEqual({});
+    else {
+      expect(capabilities?.extensions).not.toHaveProperty(['io.modelcontextprotocol/tasks']);
+      expect(capabilities?.tasks).toMatchObject({ requests: { tools: { call: {} } } });
+    }
+  });
+
+  it('does not advertise the MCP Apps extension to a profile without the widget', async () => {
+    // An unknown call code selects the discovery profile (get_platform_info only): no widget there.
+    const discovery = await connect(tenant.apiKey, `${platform.urls.mcp}?profile=not-a-code`);
+    try {
+      expect((await discovery.listTools()).map((t) => t.name)).toEqual(['get_platform_info']);
+      expect(discovery.serverCapabilities()?.extensions ?? {}).not.toHaveProperty(['io.modelcontextprotocol/ui']);
+    } finally {
+      await discovery.close();
+    }
   });
 
   it('lists get_platform_info as a read-only tool with explicit annotations and schemas', async () => {
@@ -91,6 +128,41 @@ describe.each(clients)('%s', (_label, connect, era) => {
         'autonomous_ops',
       ]),
     );
+  });
+
+  it('shows software versions in health to owners and admins only; status and latency to everyone', async () => {
+    const health = async (apiKey: string) => {
+      const other = await connect(apiKey);
+      try {
+        const result = await other.callTool('get_platform_info', { topic: 'health' });
+        expect(result.isError).toBeFalsy();
+        return { text: result.content[0]?.text ?? '', health: (result.structuredContent as { health: Health }).health };
+      } finally {
+        await other.close();
+      }
+    };
+    type Health = Record<string, unknown> & { database: Record<string, unknown>; temporal: Record<string, unknown> };
+    const nodeVersion = process.version;
+
+    const viewer = await health(viewerKey);
+    expect(viewer.health).toMatchObject({
+      status: 'ok',
+      database: { status: 'up', latencyMs: expect.any(Number) },
+      temporal: { status: 'up', latencyMs: expect.any(Number) },
+    });
+    expect(viewer.health).not.toHaveProperty('nodeVersion');
+    expect(viewer.health.database).not.toHaveProperty('version');
+    expect(viewer.health.temporal).not.toHaveProperty('version');
+    expect(JSON.stringify(viewer)).not.toContain(nodeVersion);
+
+    for (const key of [adminKey, tenant.apiKey]) {
+      const privileged = await health(key);
+      expect(privileged.health).toMatchObject({
+        nodeVersion,
+        database: { status: 'up', version: expect.stringMatching(/^\d+/) },
+        temporal: { status: 'up', version: expect.stringMatching(/^\d+/) },
+      });
+    }
   });
 
   it('answers bad arguments with a structured error the agent can act on', async () => {

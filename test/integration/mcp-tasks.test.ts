@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextproto
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { createTenant, type Tenant } from '../support/factories.ts';
 import { closeTestFetch, testFetch } from '../support/http.ts';
+import { modernRpc as rawModernRpc } from '../support/mcp-clients.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 
 let platform: TestPlatform;
@@ -81,7 +82,13 @@ it('2025-11-25: tools/call with task → CreateTaskResult; tasks/get, tasks/resu
     expect(task.status).toBe('completed');
     const result = await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
     expect(result).toMatchObject({
-      structuredContent: { kind: 'generation', generation: { status: 'complete', taskId } },
+      // The tool's own result shape (the one its output schema describes), for the job now complete.
+      structuredContent: {
+        mode: 'start',
+        status: 'started',
+        generation: { status: 'complete', taskId },
+        workspace: { id: tenant.workspaceId },
+      },
       _meta: { 'io.modelcontextprotocol/related-task': { taskId } },
     });
     const listed = await client.experimental.tasks.listTasks();
@@ -149,53 +156,8 @@ it('a plain call without task negotiation returns the started job at once', asyn
   }
 });
 
-/**
- * A minimal 2026-07-28 client for the tasks extension, over plain HTTP: the SDK's v2 client does not speak the
- * extension yet (it refuses `resultType: "task"`), so this sends exactly what SEP-2663 and SEP-2243 define —
- * the per-request `_meta` envelope naming the extension, and the standard `Mcp-Method` / `Mcp-Name` headers.
- */
-async function modernRpc(
-  apiKey: string,
-  method: string,
-  name: string,
-  params: Record<string, unknown>,
-  withTasks = true,
-) {
-  const response = await testFetch(platform.urls.mcp, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': method,
-      'mcp-name': name,
-      'x-api-key': apiKey,
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientInfo': { name: 'tasks-raw', version: '1.0.0' },
-          'io.modelcontextprotocol/clientCapabilities': withTasks
-            ? { extensions: { 'io.modelcontextprotocol/tasks': {} } }
-            : {},
-        },
-      },
-    }),
-  });
-  const text = await response.text();
-  const json = JSON.parse(
-    text.startsWith('event:') || text.startsWith('data:') ? text.split('data: ')[1]!.split('\n')[0]! : text,
-  ) as {
-    result?: Record<string, unknown>;
-    error?: { code: number; message: string };
-  };
-  return json;
-}
+const modernRpc = (apiKey: string, method: string, name: string, params: Record<string, unknown>, withTasks = true) =>
+  rawModernRpc(platform.urls.mcp, apiKey, method, name, params, withTasks);
 
 it('2026-07-28 extension: resultType task, detailed tasks/get with the inlined result, tasks/cancel ack', async () => {
   const args = { ...startArgs(), intent: 'Mugs for tea drinkers' };

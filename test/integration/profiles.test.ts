@@ -11,6 +11,7 @@ import { createKey, createTenant, type Tenant } from '../support/factories.ts';
 import { closeTestFetch } from '../support/http.ts';
 import { connectV1, connectV2, type ConnectedClient } from '../support/mcp-clients.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { lintTools } from '../support/schema-portability.ts';
 import { workerEnv } from '../support/worker-process.ts';
 
 let platform: TestPlatform;
@@ -85,6 +86,36 @@ describe('contract snapshots', () => {
       ),
     }));
     expect(listing).toMatchSnapshot();
+  });
+});
+
+const profileUrl = (name: string) =>
+  name === 'external_default'
+    ? platform.urls.mcp
+    : name === 'discovery'
+      ? urlWith('profile=unknown-code')
+      : urlWith(`profile=${codes.get(name)}`);
+
+describe('schema portability', () => {
+  // Its own key: these listings would otherwise eat the per-key rate limit the other tests share.
+  let apiKey: string;
+  beforeAll(async () => {
+    apiKey = await createKey(platform.container, tenant, 'viewer');
+  });
+
+  // The MCP Inspector's `--strict` check (type arrays, untyped schemas, bare booleans, remote refs) plus
+  // "every object states additionalProperties", over what real clients of both eras are served.
+  it.each(PROFILES.map((p) => [p.name]))('%s: every input and output schema passes the strict check', async (name) => {
+    for (const connect of [connectV2, connectV1]) {
+      const client = await connect(profileUrl(name), { 'x-api-key': apiKey });
+      try {
+        const tools = await client.listTools();
+        expect(tools.length).toBeGreaterThan(0);
+        expect({ era: client.era, findings: lintTools(tools) }).toEqual({ era: client.era, findings: [] });
+      } finally {
+        await client.close();
+      }
+    }
   });
 });
 

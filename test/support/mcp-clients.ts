@@ -22,6 +22,8 @@ export interface ConnectedClient {
     name: string,
     args?: Record<string, string>,
   ): Promise<{ messages: { role: string; content: { type: string; text?: string } }[] }>;
+  /** What the server advertised: the 2025 `initialize` result's capabilities, or 2026 `server/discover`'s. */
+  serverCapabilities(): { extensions?: Record<string, unknown>; [key: string]: unknown } | undefined;
   era: Era;
   close(): Promise<void>;
 }
@@ -65,6 +67,7 @@ export async function connectV2(
   await client.connect(new TransportV2(new URL(url), { fetch: testFetch, requestInit: { headers } }));
   return {
     era: client.getProtocolEra() as Era,
+    serverCapabilities: () => client.getServerCapabilities() as never,
     callTool: async (name, args) => (await client.callTool({ name, arguments: args })) as ToolCallResult,
     listTools: async () => (await client.listTools()).tools as never,
     ...resourcesAndPrompts(client as unknown as ResourcePromptClient),
@@ -77,9 +80,56 @@ export async function connectV1(url: string, headers: Record<string, string>): P
   await client.connect(new TransportV1(new URL(url), { fetch: testFetch, requestInit: { headers } }));
   return {
     era: 'legacy',
+    serverCapabilities: () => client.getServerCapabilities() as never,
     callTool: async (name, args) => (await client.callTool({ name, arguments: args })) as ToolCallResult,
     listTools: async () => (await client.listTools()).tools as never,
     ...resourcesAndPrompts(client as unknown as ResourcePromptClient),
     close: () => client.close(),
   };
+}
+
+/**
+ * One 2026-07-28 request over plain HTTP, for what the v2 client cannot send yet: a `tools/call` that
+ * negotiates the tasks extension (the client refuses the `resultType: "task"` answer). It sends exactly what
+ * SEP-2663 and SEP-2243 define — the per-request `_meta` envelope naming the extension, and the standard
+ * `Mcp-Method` / `Mcp-Name` headers.
+ */
+export async function modernRpc(
+  url: string,
+  apiKey: string,
+  method: string,
+  name: string,
+  params: Record<string, unknown>,
+  withTasks = true,
+): Promise<{ result?: Record<string, unknown>; error?: { code: number; message: string } }> {
+  const response = await testFetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': method,
+      'mcp-name': name,
+      'x-api-key': apiKey,
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method,
+      params: {
+        ...params,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientInfo': { name: 'tasks-raw', version: '1.0.0' },
+          'io.modelcontextprotocol/clientCapabilities': withTasks
+            ? { extensions: { 'io.modelcontextprotocol/tasks': {} } }
+            : {},
+        },
+      },
+    }),
+  });
+  const text = await response.text();
+  return JSON.parse(
+    text.startsWith('event:') || text.startsWith('data:') ? text.split('data: ')[1]!.split('\n')[0]! : text,
+  ) as { result?: Record<string, unknown>; error?: { code: number; message: string } };
 }

@@ -9,17 +9,31 @@ import { PLATFORM_VERSION } from '../../version.ts';
 export interface DependencyHealth {
   status: 'up' | 'down';
   latencyMs: number;
-  version: string | null;
+  /** The dependency's server version; absent in `withoutVersions` reports. */
+  version?: string | null;
   error?: string;
 }
 
 export interface HealthReport {
   status: 'ok' | 'degraded';
+  /** Ours, and public anyway (the MCP `serverInfo` carries it). */
   platformVersion: string;
-  nodeVersion: string;
+  /** The Node.js version; absent in `withoutVersions` reports. */
+  nodeVersion?: string;
   database: DependencyHealth;
   temporal: DependencyHealth & { namespace: string };
   checkedAt: string;
+}
+
+/**
+ * The report without third-party software versions (Node.js, PostgreSQL, Temporal server), for callers not
+ * allowed to see them (`platform:versions`): a version tells its reader which known vulnerabilities to try.
+ * Status and latency stay.
+ */
+export function withoutVersions(report: HealthReport): HealthReport {
+  const { nodeVersion: _node, ...rest } = report;
+  const strip = <D extends DependencyHealth>({ version: _version, ...dependency }: D) => dependency;
+  return { ...rest, database: strip(report.database), temporal: strip(report.temporal) };
 }
 
 const PROBE_TIMEOUT_MS = 2_000;

@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import { GENERATION_STEPS } from '../../domain/credits/price-list.ts';
-import { toGenerationStatus, type LaunchOutcome } from '../../domain/generation/generation-launcher.ts';
+import {
+  GENERATION_KIND,
+  toGenerationStatus,
+  type LaunchOutcome,
+} from '../../domain/generation/generation-launcher.ts';
 import { quoteText } from '../tool-result.ts';
 import { defineAction, defineTool, type ToolOutput } from '../define-tool.ts';
 import { GenerationOut, Ids, QuoteOut, WorkspaceEcho } from '../schemas.ts';
@@ -24,7 +28,12 @@ const common = {
     .describe('The quote you showed the user and they accepted. Omit to get a quote (nothing is spent).'),
 };
 
-function answer(mode: (typeof MODES)[number], outcome: LaunchOutcome): ToolOutput {
+/**
+ * The one builder of this tool's results: the answer to a call (a quote, a started or already running
+ * generation) and, with `ended`, the result of the task that call created once the job is over. Top-level
+ * `mode` and `status` say what the call was and did; `generation.status` is where the job stands.
+ */
+function answer(mode: (typeof MODES)[number], outcome: LaunchOutcome, ended = false): ToolOutput {
   if (outcome.status === 'quote_required') {
     const { quote } = outcome;
     return {
@@ -33,9 +42,19 @@ function answer(mode: (typeof MODES)[number], outcome: LaunchOutcome): ToolOutpu
     };
   }
   const generation = toGenerationStatus(outcome.job);
+  const structured = { mode, status: outcome.status, campaignId: outcome.campaignId, generation };
+  if (ended) {
+    return {
+      structured,
+      text:
+        generation.status === 'complete'
+          ? `Generation complete: ${generation.variantIds.length} variant(s) on campaign ${generation.campaignId}.`
+          : `Generation ${generation.status}.`,
+    };
+  }
   const started = outcome.status === 'started';
   return {
-    structured: { mode, status: outcome.status, campaignId: outcome.campaignId, generation },
+    structured,
     text: started
       ? `Generation started for campaign ${outcome.campaignId} (job ${generation.jobId}). Poll query_campaigns generation_status with this campaignId every ${generation.pollIntervalMs / 1000} s until it is complete; do not start it again.`
       : `A generation is already running for campaign ${outcome.campaignId} (job ${generation.jobId}, ${generation.status}); nothing was spent. Poll query_campaigns generation_status instead of starting again.`,
@@ -86,6 +105,14 @@ export default defineTool({
     workspace: WorkspaceEcho.optional(),
   }),
   meta: INSPECTOR_META,
+  jobResult: {
+    kinds: [GENERATION_KIND],
+    // The call that created a task started its job; the job records whether it was a start or a regeneration.
+    async build(_ctx, job) {
+      const { mode, campaignId } = toGenerationStatus(job);
+      return answer(mode, { status: 'started', job, campaignId }, true);
+    },
+  },
   actions: {
     start: defineAction({
       summary: 'generate a campaign from an intent (new campaign, or campaignId); quote first, then quoteId.',

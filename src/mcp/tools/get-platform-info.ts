@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { can } from '../../auth/permissions.ts';
+import { withoutVersions } from '../../domain/platform/health.service.ts';
 import { defineAction, defineTool } from '../define-tool.ts';
 
 const TOPICS = ['health', 'organization', 'tool_profiles'] as const;
@@ -6,7 +8,7 @@ const TOPICS = ['health', 'organization', 'tool_profiles'] as const;
 const DependencyHealth = z.object({
   status: z.enum(['up', 'down']),
   latencyMs: z.number(),
-  version: z.string().nullable(),
+  version: z.string().nullable().optional().describe('Server version; shown to workspace owners and admins only.'),
   error: z.string().optional(),
 });
 
@@ -16,7 +18,7 @@ const Output = z.object({
     .object({
       status: z.enum(['ok', 'degraded']),
       platformVersion: z.string(),
-      nodeVersion: z.string(),
+      nodeVersion: z.string().optional().describe('Shown to workspace owners and admins only.'),
       database: DependencyHealth,
       temporal: DependencyHealth.extend({ namespace: z.string() }),
       checkedAt: z.string(),
@@ -72,11 +74,12 @@ export default defineTool({
   output: Output,
   actions: {
     health: defineAction({
-      summary: 'database and Temporal reachability with versions and latency.',
+      summary: 'database and Temporal reachability and latency (with software versions for owners and admins).',
       permission: 'workspace:read',
       input: z.object({ topic: z.literal('health') }),
       async run(ctx) {
-        const health = await ctx.services.health.check();
+        const report = await ctx.services.health.check();
+        const health = can(ctx.principal.role, 'platform:versions') ? report : withoutVersions(report);
         return {
           structured: { topic: 'health', health },
           text: `Platform ${health.status}: database ${health.database.status}, Temporal ${health.temporal.status} (platform ${health.platformVersion}).`,

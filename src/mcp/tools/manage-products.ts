@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { defineAction, defineTool } from '../define-tool.ts';
+import { defineAction, defineTool, type ToolOutput } from '../define-tool.ts';
 import { toJobView } from '../../domain/jobs/jobs.service.ts';
-import { looksLikeCsv } from '../../domain/products/product-imports.service.ts';
+import { looksLikeCsv, PRODUCT_IMPORT_KIND } from '../../domain/products/product-imports.service.ts';
+import type { Job } from '../../domain/jobs/job.entity.ts';
 import { Ids, JobOut, ProductOut, WorkspaceEcho } from '../schemas.ts';
 
 const ACTIONS = ['create', 'import_from_url', 'update', 'delete'] as const;
@@ -20,6 +21,29 @@ const productFields = {
     .optional()
     .describe('Free-form facts, e.g. {"material":"linen"}.'),
 };
+
+/**
+ * The one builder of a CSV import's result: when the job starts, and (`ended`) for the task it created once
+ * the job is over (`importJob.result` counts created and skipped rows).
+ */
+function importAnswer(row: Job, ended = false): ToolOutput {
+  const job = toJobView(row);
+  const structured = { action: 'import_from_url', importJob: job };
+  if (ended) {
+    const result = job.result as { created?: number; skipped?: number } | null;
+    return {
+      structured,
+      text: result
+        ? `Import finished: ${result.created ?? 0} created, ${result.skipped ?? 0} skipped.`
+        : `Import ${job.status}.`,
+    };
+  }
+  return {
+    structured,
+    text: `Started a CSV product import (job ${job.id}). It runs in the background; its result lists created and skipped rows. Poll the task or list products with query_products.`,
+    job: row,
+  };
+}
 
 const summary = (verb: string, p: { title: string; id: string }) => `${verb} product "${p.title}" (${p.id}).`;
 
@@ -63,6 +87,12 @@ export default defineTool({
     importJob: JobOut.optional(),
     workspace: WorkspaceEcho,
   }),
+  jobResult: {
+    kinds: [PRODUCT_IMPORT_KIND],
+    async build(_ctx, job) {
+      return importAnswer(job, true);
+    },
+  },
   actions: {
     create: defineAction({
       summary: 'a product from the fields you give (title required).',
@@ -83,13 +113,7 @@ export default defineTool({
       }),
       async run(ctx, args) {
         if ((args.format ?? (looksLikeCsv(args.sourceUrl) ? 'csv' : 'page')) === 'csv') {
-          const row = await ctx.services.productImports.startCsvImport(ctx.scope, args.sourceUrl);
-          const job = toJobView(row);
-          return {
-            structured: { action: 'import_from_url', importJob: job },
-            text: `Started a CSV product import (job ${job.id}). It runs in the background; its result lists created and skipped rows. Poll the task or list products with query_products.`,
-            job: row,
-          };
+          return importAnswer(await ctx.services.productImports.startCsvImport(ctx.scope, args.sourceUrl));
         }
         const product = await ctx.services.products.importFromUrl(ctx.scope, args.sourceUrl);
         return {

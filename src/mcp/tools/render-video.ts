@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { toRenderStatus, type RenderOutcome } from '../../domain/renders/renders.service.ts';
+import { RENDER_KIND, toRenderStatus, type RenderOutcome } from '../../domain/renders/renders.service.ts';
 import { quoteText } from '../tool-result.ts';
 import { defineAction, defineTool, type ToolOutput } from '../define-tool.ts';
 import { Ids, QuoteOut, RenderOut, WorkspaceEcho } from '../schemas.ts';
@@ -7,7 +7,12 @@ import { Ids, QuoteOut, RenderOut, WorkspaceEcho } from '../schemas.ts';
 const MODES = ['video', 'campaign', 'still'] as const;
 const quoteId = z.string().max(40).optional().describe('The accepted quote. Omit to get a quote (nothing is spent).');
 
-function answer(mode: (typeof MODES)[number], outcome: RenderOutcome): ToolOutput {
+/**
+ * The one builder of this tool's results: the answer to a call (a quote or a started render) and, with
+ * `ended`, the result of the task that call created once the render is over (`render.status` says how it
+ * ended; the output URL is in `render.output`).
+ */
+function answer(mode: (typeof MODES)[number], outcome: RenderOutcome, ended = false): ToolOutput {
   if (outcome.status === 'quote_required') {
     const { quote } = outcome;
     return {
@@ -16,8 +21,12 @@ function answer(mode: (typeof MODES)[number], outcome: RenderOutcome): ToolOutpu
     };
   }
   const render = toRenderStatus(outcome.job);
+  const structured = { mode, status: 'started', render };
+  if (ended) {
+    return { structured, text: render.output ? `Render complete: ${render.output.url}` : `Render ${render.status}.` };
+  }
   return {
-    structured: { mode, status: 'started', render },
+    structured,
     text: `Render started (job ${render.jobId}). Poll query_video progress with this jobId every ${render.pollIntervalMs / 1000} s until it is complete; the output URL is in the result.`,
     job: outcome.job,
   };
@@ -61,6 +70,12 @@ export default defineTool({
     render: RenderOut.optional(),
     workspace: WorkspaceEcho.optional(),
   }),
+  jobResult: {
+    kinds: [RENDER_KIND],
+    async build(_ctx, job) {
+      return answer(toRenderStatus(job).mode, { status: 'started', job }, true);
+    },
+  },
   actions: {
     video: defineAction({
       summary: 'an MP4 from a template (templateId), optionally filled from a campaign/variant.',

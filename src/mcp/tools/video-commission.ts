@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { FILM_STATUSES } from '../../domain/films/film-commission.entity.ts';
-import type { FilmOutcome } from '../../domain/films/films.service.ts';
+import { FILM_KIND, type FilmOutcome } from '../../domain/films/films.service.ts';
 import { quoteText } from '../tool-result.ts';
 import { defineAction, defineTool, type ToolOutput } from '../define-tool.ts';
 import { FilmOut, Ids, Paging, QuoteOut, WorkspaceEcho } from '../schemas.ts';
@@ -17,6 +17,10 @@ const internalRead = <A extends object>(action: A) => ({
   internalOnly: { useInstead: 'query_video_commissions' },
 });
 
+/**
+ * The one builder of this tool's results: the answer to a call and, for the task a `create` started, the
+ * result once the film's job is over (then `done` is empty and `commission.status` says how it ended).
+ */
 function answer(action: (typeof ACTIONS)[number], outcome: FilmOutcome, done: string): ToolOutput {
   if (outcome.status === 'quote_required') {
     const { quote } = outcome;
@@ -28,7 +32,7 @@ function answer(action: (typeof ACTIONS)[number], outcome: FilmOutcome, done: st
   const { film, job } = outcome;
   return {
     structured: { action, status: 'accepted', commission: film },
-    text: `${done} ${describeFilm(film)}`,
+    text: done ? `${done} ${describeFilm(film)}` : describeFilm(film),
     ...(job && action === 'create' ? { job } : {}),
   };
 }
@@ -75,6 +79,14 @@ export default defineTool({
     commission: FilmOut.optional(),
     workspace: WorkspaceEcho.optional(),
   }),
+  jobResult: {
+    kinds: [FILM_KIND],
+    // Only `create` starts a film's job (approvals and revisions continue it).
+    async build(ctx, job) {
+      const film = await ctx.services.films.get(ctx.scope, job.subjectId ?? '');
+      return answer('create', { status: 'done', film, job: null }, '');
+    },
+  },
   actions: {
     create: defineAction({
       summary:

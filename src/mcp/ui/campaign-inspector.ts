@@ -19,6 +19,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const INSPECTOR_MIME = 'text/html;profile=mcp-app';
+/** The MCP Apps extension id (SEP-1865), under which servers and hosts advertise UI support. */
+export const UI_EXTENSION = 'io.modelcontextprotocol/ui';
 
 const BUNDLE_SPECIFIER = '@modelcontextprotocol/ext-apps/app-with-deps';
 /** The name the rewritten export list is bound to, visible to the widget code. */
