@@ -4,6 +4,7 @@
  * error code.
  */
 import { randomBytes } from 'node:crypto';
+import { createAdapterFactory } from '../../src/auth/oidc/adapter.ts';
 import { createTenant, type Tenant } from '../support/factories.ts';
 import { closeTestFetch, testFetch } from '../support/http.ts';
 import {
@@ -136,6 +137,94 @@ describe('dynamic client registration', () => {
     const { status, json } = await registerClient(authUrl, body);
     expect(status).toBe(400);
     expect(json.error).toBe('invalid_redirect_uri');
+  });
+
+  it.each([
+    ['http://evil.example/cb', 'plain http only for the loopback addresses'],
+    ['http://10.0.0.1/cb', 'plain http only for the loopback addresses'],
+    ['http://localhost.evil.example/cb', 'plain http only for the loopback addresses'],
+    ['https://a@evil.example/cb', 'must not contain userinfo'],
+    ['https://app.example.com/cb#x', 'must not contain a fragment'],
+    ['data:text/html,hi', 'must not use the data: scheme'],
+    ['file:///tmp/cb', 'must not use the file: scheme'],
+    ['myapp:/cb', 'reverse domain name'],
+  ])('refuses the redirect URI %s with 400 invalid_redirect_uri and says why', async (uri, why) => {
+    const { status, json } = await registerClient(authUrl, {
+      client_name: 'x',
+      redirect_uris: ['http://127.0.0.1/cb', uri],
+    });
+    expect(status).toBe(400);
+    expect(json).toEqual({ error: 'invalid_redirect_uri', error_description: expect.stringContaining(why) });
+  });
+
+  it('registers a reverse-domain private-use redirect as a native app and delivers the code there', async () => {
+    const { status, json } = await registerClient(authUrl, {
+      client_name: 'Desktop app',
+      redirect_uris: ['com.example.desktop:/oauth/callback'],
+    });
+    expect(status).toBe(201);
+    expect(json.application_type).toBe('native');
+    const { challenge } = pkce();
+    const { redirect } = await authorizeOverHttp({
+      authUrl,
+      clientId: json.client_id,
+      redirectUri: 'com.example.desktop:/oauth/callback',
+      codeChallenge: challenge,
+      email: tenant.email,
+      password: PASSWORD,
+      workspaceId: tenant.workspaceId,
+    });
+    expect(redirect!.protocol).toBe('com.example.desktop:');
+    expect(redirect!.searchParams.get('code')).toEqual(expect.any(String));
+  });
+
+  it('delivers no code to a client stored before the rule whose redirect it refuses', async () => {
+    // As registered before the rule existed: a plain-http redirect to someone else's host.
+    const clientId = `mcp_${randomBytes(16).toString('hex')}`;
+    await new (createAdapterFactory(platform.container.orm))('Client').upsert(clientId, {
+      client_id: clientId,
+      client_name: 'Registered before the rule',
+      redirect_uris: ['http://evil.example/cb'],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      application_type: 'web',
+    });
+    const { challenge } = pkce();
+    const { redirect, page } = await authorizeOverHttp({
+      authUrl,
+      clientId,
+      redirectUri: 'http://evil.example/cb',
+      codeChallenge: challenge,
+      email: tenant.email,
+      password: PASSWORD,
+      workspaceId: tenant.workspaceId,
+    });
+    expect(redirect).toBeNull();
+    expect(page!.status).toBe(400);
+    const html = await page!.text();
+    expect(html).toContain('invalid_redirect_uri');
+    expect(html).not.toContain('Connect Registered before the rule');
+  });
+
+  it('applies the same rule to client ID metadata documents', () => {
+    const Client = platform.container.oauth.provider.Client as unknown as new (
+      metadata: Record<string, unknown>,
+      ctx: undefined,
+      options: { cimd: boolean },
+    ) => unknown;
+    const clientId = 'https://tools.example.com/oauth/client.json';
+    const document = (redirectUri: string) => ({
+      client_id: clientId,
+      client_name: 'Metadata document client',
+      redirect_uris: [redirectUri],
+      token_endpoint_auth_method: 'none',
+    });
+    // The provider builds a metadata-document client exactly like this once it has fetched the document.
+    expect(() => new Client(document('http://evil.example/cb'), undefined, { cimd: true })).toThrow(
+      expect.objectContaining({ error: 'invalid_redirect_uri' }),
+    );
+    expect(() => new Client(document('http://127.0.0.1:9999/cb'), undefined, { cimd: true })).not.toThrow();
   });
 });
 

@@ -20,7 +20,8 @@ import { Email } from '../../domain/workspaces/workspace.schemas.ts';
 import type { Csrf } from '../../http/csrf.ts';
 import type { Logger } from '../../logger.ts';
 import { verifyPassword } from '../passwords.ts';
-import { loopbackOnly, MCP_SCOPES } from './provider.ts';
+import { MCP_SCOPES } from './provider.ts';
+import { loopbackOnly } from './redirect-uris.ts';
 import { OAuthGrantBinding } from './oidc.entities.ts';
 import { consentPage, loginPage } from './views.ts';
 
@@ -87,6 +88,13 @@ function requestedScopes(scopeParam: unknown): { resource: string[]; offline: bo
   return { resource: resource.length ? resource : [...MCP_SCOPES], offline: requested.has('offline_access') };
 }
 
+/** What the consent page names as the receiver: the host, or for an app's private-use scheme the scheme. */
+function redirectTarget(redirectUri: string): string {
+  const url = URL.parse(redirectUri);
+  if (!url) return redirectUri;
+  return url.host || url.protocol;
+}
+
 export function interactionRoutes(deps: InteractionDeps): Router {
   const router = new Router({ prefix: '/interaction/:uid' });
   const form = bodyParser({ enableTypes: ['form'], formLimit: '16kb' });
@@ -118,7 +126,7 @@ export function interactionRoutes(deps: InteractionDeps): Router {
       csrf: deps.csrf.anonymousToken(ctx),
       clientName: client?.clientName ?? 'An application',
       clientId: String(details.params.client_id),
-      redirectHost: URL.parse(redirectUri)?.host ?? redirectUri,
+      redirectHost: redirectTarget(redirectUri),
       loopbackOnly: loopbackOnly(client?.redirectUris ?? []),
       scopes: scopes.resource,
       offlineAccess: scopes.offline,

@@ -21,13 +21,15 @@ import { User } from '../../domain/workspaces/user.entity.ts';
 import type { Logger } from '../../logger.ts';
 import type { SafeFetch } from '../../net/safe-fetch.ts';
 import { createAdapterFactory } from './adapter.ts';
+import { nativeOnly, redirectUrisProblem } from './redirect-uris.ts';
 import { OAuthGrantBinding } from './oidc.entities.ts';
 import { loadSigningKeys } from './signing-keys.ts';
 import { renderOAuthError } from './views.ts';
 
 export const MCP_SCOPES = ['mcp:read', 'mcp:write'] as const;
 export const CLI_CLIENT_ID = 'campaignctl';
-const NATIVE_DEFAULT_PROPERTY = 'urn:campaign-platform:loopback-native';
+/** A metadata property no client sends; declaring it makes the provider run our client validator. */
+const CLIENT_RULES_PROPERTY = 'urn:campaign-platform:client-rules';
 
 /** RFC 8707 resource values compare without query, fragment or trailing slash, with scheme and host lower-cased. */
 export function canonicalResource(value: string): string | undefined {
@@ -37,21 +39,6 @@ export function canonicalResource(value: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
-
-/** True when every redirect URI is an http loopback address (an app on the person's own machine). */
-export function loopbackOnly(redirectUris: unknown): boolean {
-  if (!Array.isArray(redirectUris) || redirectUris.length === 0) return false;
-  return redirectUris.every((uri) => {
-    try {
-      const url = new URL(String(uri));
-      return url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname);
-    } catch {
-      return false;
-    }
-  });
 }
 
 export interface OidcDeps {
@@ -189,15 +176,21 @@ export async function createOidcProvider(deps: OidcDeps): Promise<Provider> {
       return binding ? { workspace_id: binding.workspace.id } : undefined;
     },
     extraClientMetadata: {
-      properties: [NATIVE_DEFAULT_PROPERTY],
-      // MCP clients usually register loopback redirect URIs without `application_type`; as `web` clients they
-      // would need exact ports, and their ports change per run. Loopback-only registrations are native apps
-      // (loopback redirects then match on any port, as RFC 8252 §7.3 asks).
+      properties: [CLIENT_RULES_PROPERTY],
+      // The provider calls this for every client it builds — registrations, client ID metadata documents,
+      // stored and static clients — before its own checks, so our redirect rule (redirect-uris.ts) holds for
+      // all of them: a stored client that breaks it no longer loads. An error whose description starts with
+      // "redirect_uris" is answered as `invalid_redirect_uri`.
       validator(_ctx, key, _value, metadata) {
-        if (key !== NATIVE_DEFAULT_PROPERTY) return;
+        if (key !== CLIENT_RULES_PROPERTY) return;
         const record = metadata as Record<string, unknown>;
-        if (loopbackOnly(record.redirect_uris)) record.application_type = 'native';
-        delete record[NATIVE_DEFAULT_PROPERTY];
+        delete record[CLIENT_RULES_PROPERTY];
+        const problem = redirectUrisProblem(record.redirect_uris);
+        if (problem) throw new errors.InvalidClientMetadata(problem);
+        // MCP clients usually register loopback redirect URIs without `application_type`; as `web` clients
+        // they would need exact ports, and their ports change per run. Clients whose redirects all stay on
+        // the person's device are native apps (loopback redirects then match on any port, RFC 8252 §7.3).
+        if (nativeOnly(record.redirect_uris)) record.application_type = 'native';
       },
     },
     renderError: async (ctx, out, error) =>
