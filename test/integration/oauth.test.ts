@@ -8,7 +8,9 @@ import { createAdapterFactory, storedOidcId } from '../../src/auth/oidc/adapter.
 import { Migration20261125100000_hashed_oidc_ids } from '../../src/db/migrations/Migration20261125100000_hashed_oidc_ids.ts';
 import { createTenant, type Tenant } from '../support/factories.ts';
 import { closeTestFetch, testFetch } from '../support/http.ts';
+import { User } from '../../src/domain/workspaces/user.entity.ts';
 import {
+  Browserless,
   authorizeOverHttp,
   callWithBearer,
   pkce,
@@ -32,6 +34,13 @@ async function newClient(extra: Record<string, unknown> = {}) {
   });
   expect(status).toBe(201);
   return json.client_id as string;
+}
+
+let shared: Promise<string> | undefined;
+/** One client for tests that only need some client: registrations are rate-limited per address. */
+function sharedClient(): Promise<string> {
+  shared ??= newClient();
+  return shared;
 }
 
 /** A full code flow; returns the token response. */
@@ -303,7 +312,7 @@ describe('the code flow', () => {
 describe('tokens at rest', () => {
   let clientId: string;
   beforeAll(async () => {
-    clientId = await newClient();
+    clientId = await sharedClient();
   });
 
   async function wholeTable(): Promise<string> {
@@ -379,9 +388,71 @@ describe('tokens at rest', () => {
       platform.container.orm.config as never,
     );
     await migration.up();
+    const before = await wholeTable();
     for (const query of migration.getQueries()) await connection.execute(query as string);
     expect(await wholeTable()).not.toContain(tokens.access_token);
     expect((await callWithBearer(platform.urls.mcp, tokens.access_token)).status).toBe(200);
+    // Rows already hashed are left as they were (the client's among them): running it again is harmless.
+    expect(before).toContain(storedOidcId(clientId));
+    expect(await wholeTable()).toContain(storedOidcId(clientId));
+    expect((await callWithBearer(platform.urls.mcp, tokens.access_token)).status).toBe(200);
+  });
+});
+
+describe('framing', () => {
+  function expectNoFraming(response: Response, what: string) {
+    expect({ what, status: response.status, xfo: response.headers.get('x-frame-options') }).toEqual({
+      what,
+      status: response.status,
+      xfo: 'DENY',
+    });
+    expect({ what, csp: response.headers.get('content-security-policy') }).toEqual({
+      what,
+      csp: expect.stringMatching(/(^|;)\s*frame-ancestors 'none'/),
+    });
+  }
+
+  it('forbids framing of the sign-in and consent pages and of the dashboard, signed in or not', async () => {
+    const clientId = await sharedClient();
+    const browser = new Browserless();
+    const params = new URLSearchParams({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+      scope: 'mcp:read',
+      state: 'framing',
+      code_challenge: pkce().challenge,
+      code_challenge_method: 'S256',
+    });
+    const signIn = await browser.follow(`${authUrl}/oauth/authorize?${params}`, authUrl);
+    expect(signIn.url).toContain('/interaction/');
+    const signInHtml = await signIn.response.text();
+    expect(signInHtml).toContain('/login"');
+    expectNoFraming(signIn.response, 'interaction sign-in page');
+    const consent = await browser.follow(`${signIn.url}/login`, authUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        _csrf: /name="_csrf" value="([^"]+)"/.exec(signInHtml)![1]!,
+        email: tenant.email,
+        password: PASSWORD,
+      }).toString(),
+    });
+    expect(await consent.response.text()).toContain('/confirm"');
+    expectNoFraming(consent.response, 'consent page');
+    // oidc-provider's own error page (an unknown client) too.
+    expectNoFraming(await testFetch(`${authUrl}/oauth/authorize?client_id=nobody`), 'authorization error page');
+
+    expectNoFraming(await testFetch(`${platform.urls.platform}/signin`), 'dashboard sign-in page');
+    const em = platform.container.orm.em.fork();
+    const user = await em.findOneOrFail(User, { id: tenant.userId });
+    const { token } = await platform.container.services.sessions.create(em, user, { userAgent: 'framing-test' });
+    const signedIn = await testFetch(`${platform.urls.platform}/w/${tenant.workspaceId}`, {
+      headers: { cookie: `cp_session=${token}` },
+    });
+    expect(signedIn.status).toBe(200);
+    expect(await signedIn.text()).toContain('OAuth workspace');
+    expectNoFraming(signedIn, 'signed-in dashboard page');
   });
 });
 
