@@ -309,6 +309,67 @@ describe('the code flow', () => {
   });
 });
 
+describe('scopes', () => {
+  it('completes a flow for every scope the metadata advertises, one at a time', async () => {
+    const clientId = await sharedClient();
+    const metadata = (await (await testFetch(`${authUrl}/.well-known/oauth-authorization-server`)).json()) as {
+      scopes_supported: string[];
+    };
+    expect(metadata.scopes_supported).toEqual(expect.arrayContaining(['openid', 'mcp:read', 'mcp:write']));
+    for (const scope of metadata.scopes_supported) {
+      const { verifier, challenge } = pkce();
+      const { redirect, page } = await authorizeOverHttp({
+        authUrl,
+        clientId,
+        redirectUri: REDIRECT,
+        scope,
+        codeChallenge: challenge,
+        email: tenant.email,
+        password: PASSWORD,
+        workspaceId: tenant.workspaceId,
+        resource: platform.urls.mcp,
+      });
+      // A page here (the consent page again, or an error) means the flow never reached the client.
+      expect({ scope, page: page ? page.status : null, code: redirect?.searchParams.get('code') }).toEqual({
+        scope,
+        page: null,
+        code: expect.any(String),
+      });
+      const tokens = await tokenRequest(authUrl, {
+        grant_type: 'authorization_code',
+        code: redirect!.searchParams.get('code')!,
+        redirect_uri: REDIRECT,
+        client_id: clientId,
+        code_verifier: verifier,
+        resource: platform.urls.mcp,
+      });
+      expect({ scope, status: tokens.status }).toEqual({ scope, status: 200 });
+      expect((await callWithBearer(platform.urls.mcp, tokens.json.access_token)).status).toBe(200);
+      if (scope === 'openid') expect(tokens.json.id_token).toEqual(expect.any(String));
+    }
+  });
+
+  it.each([['profile'], ['mcp:read email'], ['admin'], ['mcp:admin offline_access']])(
+    'refuses the scope "%s" with invalid_scope at the redirect URI',
+    async (scope) => {
+      const { redirect } = await authorizeOverHttp({
+        authUrl,
+        clientId: await sharedClient(),
+        redirectUri: REDIRECT,
+        scope,
+        codeChallenge: pkce().challenge,
+        email: tenant.email,
+        password: PASSWORD,
+        workspaceId: tenant.workspaceId,
+      });
+      expect(redirect!.origin + redirect!.pathname).toBe(REDIRECT);
+      expect(redirect!.searchParams.get('error')).toBe('invalid_scope');
+      expect(redirect!.searchParams.get('error_description')).toMatch(/^unsupported scope ".+"; this authorization/);
+      expect(redirect!.searchParams.get('code')).toBeNull();
+    },
+  );
+});
+
 describe('tokens at rest', () => {
   let clientId: string;
   beforeAll(async () => {

@@ -27,6 +27,14 @@ import { loadSigningKeys } from './signing-keys.ts';
 import { renderOAuthError } from './views.ts';
 
 export const MCP_SCOPES = ['mcp:read', 'mcp:write'] as const;
+/**
+ * Every scope this authorization server accepts, and exactly what its metadata advertises in
+ * `scopes_supported`: the MCP scopes, `offline_access` (a client asking for a refresh token, SEP-2207) and
+ * `openid` (an ID token naming the account — `sub` only, no profile claims). Anything else is refused with
+ * `invalid_scope` rather than silently dropped, so a client learns at once that it asked for something this
+ * server does not grant.
+ */
+export const SUPPORTED_SCOPES = ['openid', ...MCP_SCOPES, 'offline_access'] as const;
 export const CLI_CLIENT_ID = 'campaignctl';
 /** A metadata property no client sends; declaring it makes the provider run our client validator. */
 const CLIENT_RULES_PROPERTY = 'urn:campaign-platform:client-rules';
@@ -88,7 +96,23 @@ export async function createOidcProvider(deps: OidcDeps): Promise<Provider> {
     },
     // No identity claims are released: the platform is an API authorization server, not a login provider.
     claims: { openid: ['sub'] },
-    scopes: [...MCP_SCOPES, 'offline_access'],
+    scopes: [...SUPPORTED_SCOPES],
+    extraParams: {
+      // Runs for authorization and PAR requests after the client and its redirect URI are verified, so the
+      // refusal goes back to the client's redirect URI as an OAuth error.
+      scope(_ctx, value) {
+        const unsupported = (value ?? '')
+          .split(' ')
+          .filter((scope) => scope && !(SUPPORTED_SCOPES as readonly string[]).includes(scope));
+        if (unsupported.length) {
+          throw new errors.InvalidScope(
+            `unsupported scope ${unsupported.map((scope) => `"${scope}"`).join(', ')}; ` +
+              `this authorization server supports ${SUPPORTED_SCOPES.join(', ')}`,
+            unsupported.join(' '),
+          );
+        }
+      },
+    },
     cookies: {
       keys: config.secrets.cookieKeys,
       long: { signed: true, httpOnly: true, sameSite: 'lax', secure },
