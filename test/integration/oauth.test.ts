@@ -295,10 +295,24 @@ describe('the code flow', () => {
     expect(redirect!.searchParams.get('code')).toEqual(expect.any(String));
   });
 
-  it('issues no refresh token without offline_access', async () => {
-    const clientId = await newClient();
-    const { tokens } = await issueTokens(clientId, 'mcp:read mcp:write');
+  it('issues no refresh token to a client registered without the refresh_token grant, even for offline_access', async () => {
+    const clientId = await newClient({ grant_types: ['authorization_code'] });
+    const { tokens } = await issueTokens(clientId, 'mcp:read mcp:write offline_access');
     expect(tokens.refresh_token).toBeUndefined();
+  });
+
+  it('issues a rotating refresh token to a client registered for the grant, without offline_access', async () => {
+    // SEP-2207: resource servers do not list offline_access, so stock clients never ask for it.
+    const { tokens } = await issueTokens(await sharedClient(), 'mcp:read mcp:write');
+    expect(tokens.refresh_token).toEqual(expect.any(String));
+    const refreshed = await tokenRequest(authUrl, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+      client_id: await sharedClient(),
+    });
+    expect(refreshed.status).toBe(200);
+    expect(refreshed.json.refresh_token).not.toBe(tokens.refresh_token);
+    expect((await callWithBearer(platform.urls.mcp, refreshed.json.access_token)).status).toBe(200);
   });
 
   it('caps a read-only grant at the viewer role', async () => {

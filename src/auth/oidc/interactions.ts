@@ -20,7 +20,7 @@ import { Email } from '../../domain/workspaces/workspace.schemas.ts';
 import type { Csrf } from '../../http/csrf.ts';
 import type { Logger } from '../../logger.ts';
 import { verifyPassword } from '../passwords.ts';
-import { MCP_SCOPES } from './provider.ts';
+import { issuesRefreshTokens, MCP_SCOPES } from './provider.ts';
 import { loopbackOnly } from './redirect-uris.ts';
 import { OAuthGrantBinding } from './oidc.entities.ts';
 import { consentPage, loginPage } from './views.ts';
@@ -142,7 +142,8 @@ export function interactionRoutes(deps: InteractionDeps): Router {
       redirectHost: redirectTarget(redirectUri),
       loopbackOnly: loopbackOnly(client?.redirectUris ?? []),
       scopes: [...(scopes.openid ? ['openid'] : []), ...scopes.resource],
-      offlineAccess: scopes.offline,
+      // What the app may do while the person is away follows the refresh-token policy, not the scope asked.
+      offlineAccess: client ? issuesRefreshTokens(client) : scopes.offline,
       userEmail: user?.email ?? '',
       workspaces: user ? await workspacesOf(user.id) : [],
       ...(error ? { error } : {}),

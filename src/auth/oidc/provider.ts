@@ -9,8 +9,8 @@
  * - PKCE S256 required for every client; exact redirect matching, any port for loopback redirects of native
  *   clients (loopback-only registrations default to native);
  * - one resource: `{platform_url}/api/mcp` (RFC 8707), opaque access tokens stored in PostgreSQL so
- *   revocation takes effect at once; refresh tokens only with `offline_access`, rotated on every use (reuse of
- *   a rotated token revokes the grant);
+ *   revocation takes effect at once; refresh tokens for every client registered for the `refresh_token`
+ *   grant (see `issuesRefreshTokens`), rotated on every use (reuse of a rotated token revokes the grant);
  * - every grant is bound to the one workspace the person picks on the consent page; the workspace id travels
  *   in each access token's stored claims.
  */
@@ -49,6 +49,21 @@ export function canonicalResource(value: string): string | undefined {
   }
 }
 
+/**
+ * Refresh-token policy: a client registered for the `refresh_token` grant gets a refresh token, whether or not
+ * it also asked for `offline_access`. The MCP authorization rules put the decision with the authorization
+ * server (SEP-2207, final in the 2026 draft): resource servers must not list `offline_access` among their
+ * scopes, so a stock client that asks for exactly what the protected-resource metadata lists — SDK v1 does —
+ * never asks for it, and would otherwise have to send the person through the browser every hour. OAuth 2.1
+ * (§4.3.1) and RFC 9700 §4.14.2 allow refresh tokens for public clients when they are sender-constrained or
+ * rotated; ours are rotated on every use and a replayed one revokes the whole grant. `offline_access` stays
+ * advertised in the authorization server's metadata as the explicit way to ask (SDK v2 adds it when the
+ * client has the grant), and a client registered without the grant gets none either way.
+ */
+export function issuesRefreshTokens(client: { grantTypeAllowed(grantType: string): boolean }): boolean {
+  return client.grantTypeAllowed('refresh_token');
+}
+
 export interface OidcDeps {
   config: Config;
   orm: MikroORM;
@@ -63,6 +78,7 @@ export async function createOidcProvider(deps: OidcDeps): Promise<Provider> {
   const { config, orm } = deps;
   const mcpResource = config.urls.mcp;
   const secure = config.urls.auth.startsWith('https:');
+  const accessTokenTtl = config.oauthAccessTokenTtlSeconds;
   const jwks = await loadSigningKeys(orm, config.secrets.cookieKeys);
 
   const configuration: Configuration = {
@@ -162,7 +178,7 @@ export async function createOidcProvider(deps: OidcDeps): Promise<Provider> {
           return {
             scope: MCP_SCOPES.join(' '),
             audience: mcpResource,
-            accessTokenTTL: ONE_HOUR,
+            accessTokenTTL: accessTokenTtl,
             accessTokenFormat: 'opaque',
           };
         },
@@ -176,7 +192,7 @@ export async function createOidcProvider(deps: OidcDeps): Promise<Provider> {
     // Client metadata documents (and any other outgoing request) go through the platform's SSRF guard.
     fetch: (url, init) => deps.safeFetch.guardedFetch(url, init as RequestInit) as never,
     ttl: {
-      AccessToken: ONE_HOUR,
+      AccessToken: accessTokenTtl,
       AuthorizationCode: 60,
       RefreshToken: 30 * ONE_DAY,
       Grant: 365 * ONE_DAY,
@@ -184,9 +200,12 @@ export async function createOidcProvider(deps: OidcDeps): Promise<Provider> {
       Session: 14 * ONE_DAY,
       IdToken: ONE_HOUR,
     },
-    issueRefreshToken: async (_ctx, client, code) =>
-      client.grantTypeAllowed('refresh_token') && code.scopes.has('offline_access'),
+    issueRefreshToken: async (_ctx, client) => issuesRefreshTokens(client),
     rotateRefreshToken: () => true,
+    // Tokens live as long as their grant (a connected app, revoked from the dashboard), not as long as the
+    // browser session that consented: otherwise a second connection of the same app from the same browser,
+    // or the session's end, would silently kill the first connection's refresh token.
+    expiresWithSession: async () => false,
     // Each authorization asks the person again which workspace to bind (a grant is one workspace), so only a
     // grant decided in this very interaction is reused.
     async loadExistingGrant(ctx) {

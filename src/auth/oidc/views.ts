@@ -21,7 +21,8 @@ const SCOPE_TEXT: Record<string, string> = {
   openid: 'Know which account on this platform you are (an account id only: not your name or email)',
   'mcp:read': 'Read campaigns, products, surfaces, brand material, analytics and jobs in the workspace',
   'mcp:write': 'Change them, publish and deploy, and start work that spends credits — as far as your role allows',
-  offline_access: 'Stay connected when you are away (it receives a refresh token)',
+  offline_access:
+    'Stay connected when you are away, until you disconnect it under Connected apps (it receives a refresh token)',
 };
 
 export function loginPage(view: {
