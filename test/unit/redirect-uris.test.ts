@@ -1,4 +1,4 @@
-import { checkRedirectUri, loopbackOnly, nativeOnly, redirectUrisProblem } from '../../src/auth/oidc/redirect-uris.ts';
+import { checkRedirectUri, nativeOnly, redirectUrisProblem } from '../../src/auth/oidc/redirect-uris.ts';
 
 describe('redirect URI rule (RFC 8252 §7, RFC 6749 §3.1.2)', () => {
   it.each([
@@ -59,8 +59,7 @@ describe('redirect URI rule (RFC 8252 §7, RFC 6749 §3.1.2)', () => {
     expect(nativeOnly(['http://127.0.0.1/cb', 'https://app.example.com/cb'])).toBe(false);
     expect(nativeOnly(['http://evil.example/cb'])).toBe(false);
     expect(nativeOnly([])).toBe(false);
-    expect(loopbackOnly(['http://localhost:1/cb', 'http://[::1]:2/cb'])).toBe(true);
-    expect(loopbackOnly(['http://localhost.evil.example/cb'])).toBe(false);
-    expect(loopbackOnly(['com.example.app:/cb'])).toBe(false);
+    expect(nativeOnly(['http://localhost:1/cb', 'http://[::1]:2/cb'])).toBe(true);
+    expect(nativeOnly(['http://localhost.evil.example/cb', 'http://127.0.0.1/cb'])).toBe(false);
   });
 });

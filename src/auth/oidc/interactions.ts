@@ -21,7 +21,7 @@ import type { Csrf } from '../../http/csrf.ts';
 import type { Logger } from '../../logger.ts';
 import { verifyPassword } from '../passwords.ts';
 import { issuesRefreshTokens, MCP_SCOPES } from './provider.ts';
-import { loopbackOnly } from './redirect-uris.ts';
+import { nativeOnly } from './redirect-uris.ts';
 import { OAuthGrantBinding } from './oidc.entities.ts';
 import { consentPage, loginPage } from './views.ts';
 
@@ -140,7 +140,7 @@ export function interactionRoutes(deps: InteractionDeps): Router {
       clientName: client?.clientName ?? 'An application',
       clientId: String(details.params.client_id),
       redirectHost: redirectTarget(redirectUri),
-      loopbackOnly: loopbackOnly(client?.redirectUris ?? []),
+      onDeviceOnly: nativeOnly(client?.redirectUris ?? []),
       scopes: [...(scopes.openid ? ['openid'] : []), ...scopes.resource],
       // What the app may do while the person is away follows the refresh-token policy, not the scope asked.
       offlineAccess: client ? issuesRefreshTokens(client) : scopes.offline,

@@ -6,8 +6,9 @@
  * - routes under `/oauth/*`; dynamic registration open (a body of `client_name` + `redirect_uris` registers a
  *   public client with the code and refresh grants); client ID metadata documents resolved through our SSRF
  *   guard without following redirects;
- * - PKCE S256 required for every client; exact redirect matching, any port for loopback redirects of native
- *   clients (loopback-only registrations default to native);
+ * - redirect URIs only where the client alone receives them (redirect-uris.ts); PKCE S256 required for every
+ *   client; exact redirect matching, any port for loopback redirects of native clients (registrations whose
+ *   redirects all stay on the device default to native);
  * - one resource: `{platform_url}/api/mcp` (RFC 8707), opaque access tokens stored in PostgreSQL so
  *   revocation takes effect at once; refresh tokens for every client registered for the `refresh_token`
  *   grant (see `issuesRefreshTokens`), rotated on every use (reuse of a rotated token revokes the grant);

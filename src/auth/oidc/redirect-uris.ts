@@ -84,12 +84,3 @@ export function nativeOnly(redirectUris: unknown): boolean {
     return 'kind' in outcome && outcome.kind !== 'https';
   });
 }
-
-/** True when every redirect URI is an http loopback address (an app on the person's own machine). */
-export function loopbackOnly(redirectUris: unknown): boolean {
-  if (!Array.isArray(redirectUris) || redirectUris.length === 0) return false;
-  return redirectUris.every((uri) => {
-    const outcome = checkRedirectUri(uri);
-    return 'kind' in outcome && outcome.kind === 'loopback';
-  });
-}
