@@ -116,6 +116,7 @@ const EnvSchema = z.object({
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(120),
   CALL_CODE_CACHE_TTL_MS: z.coerce.number().int().min(0).max(300_000).default(15_000),
   API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
+  OAUTH_ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(3600),
   BRAND_SITE_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
   CONCIERGE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(30),
   SSRF_ALLOW_PRIVATE_HOSTS: z
@@ -239,6 +240,8 @@ export interface Config {
   callCodeCacheTtlMs: number;
   /** How long an API-key lookup is remembered (0: never); changes on other instances apply within it. */
   apiKeyCacheTtlMs: number;
+  /** Lifetime of OAuth access tokens; clients with the refresh_token grant renew them without a browser. */
+  oauthAccessTokenTtlSeconds: number;
   /** How long a brand host's latest publication is trusted before asking again (a republish shows within it). */
   brandSiteCacheTtlMs: number;
   /** Concierge questions per minute per visitor address and brand. */
@@ -364,6 +367,7 @@ export function loadConfig(env: Env): Config {
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     callCodeCacheTtlMs: e.CALL_CODE_CACHE_TTL_MS,
     apiKeyCacheTtlMs: e.API_KEY_CACHE_TTL_MS,
+    oauthAccessTokenTtlSeconds: e.OAUTH_ACCESS_TOKEN_TTL_SECONDS,
     brandSiteCacheTtlMs: e.BRAND_SITE_CACHE_TTL_MS,
     conciergeRateLimitPerMinute: e.CONCIERGE_RATE_LIMIT_PER_MINUTE,
     ssrfAllowPrivateHosts: e.SSRF_ALLOW_PRIVATE_HOSTS,

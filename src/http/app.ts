@@ -16,6 +16,7 @@ import { createProfileResolver } from '../mcp/profile-resolver.ts';
 import { createCsrf } from './csrf.ts';
 import { createSiteResolver, type Site } from './hosts.ts';
 import { errorBoundary } from './middleware/error-boundary.ts';
+import { noFraming } from './middleware/no-framing.ts';
 import { addressRateLimit } from './middleware/rate-limit.ts';
 import { requestId } from './middleware/request-id.ts';
 import { dashboardRoutes } from './routes/dashboard.ts';
@@ -74,6 +75,8 @@ export function createHttpApp(container: Container): HttpApp {
   // One budget per credential, shared by the tool server and the REST conversions endpoint.
   const toolServerPolicy = { name: 'tool-server', limit: config.rateLimitPerMinute, windowSeconds: 60 };
   const platform = compose([
+    // The dashboard's pages (and, harmlessly, the JSON endpoints beside them) may not be framed.
+    noFraming(),
     protectedResourceRoutes(config),
     mediaRoutes(services.media),
     mcpRoutes({
@@ -111,6 +114,8 @@ export function createHttpApp(container: Container): HttpApp {
   ]);
 
   const auth = compose([
+    // Sign-in and consent pages, and oidc-provider's own pages, may not be framed.
+    noFraming(),
     addressRateLimit(
       services.rateLimiter,
       { name: 'oauth-register-ip', limit: 30, windowSeconds: 3600 },

@@ -10,85 +10,17 @@ import {
   UnauthorizedError,
   discoverAuthorizationServerMetadata,
   refreshAuthorization,
-  type OAuthClientInformationMixed,
-  type OAuthClientMetadata,
-  type OAuthClientProvider,
-  type OAuthDiscoveryState,
-  type OAuthTokens,
 } from '@modelcontextprotocol/client';
 import type { Browser } from 'playwright-core';
 import { launchBrowser, screenshot } from '../support/browser.ts';
 import { createTenant, type Tenant } from '../support/factories.ts';
 import { closeTestFetch, testFetch } from '../support/http.ts';
 import { startCallbackServer, type CallbackServer } from '../support/loopback-callback.ts';
+import { TestOAuthProvider } from '../support/oauth-client-provider.ts';
 import { callWithBearer, revoke } from '../support/oauth-http.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 
 const PASSWORD = 'correct horse battery staple';
-
-class TestOAuthProvider implements OAuthClientProvider {
-  info?: OAuthClientInformationMixed;
-  stored?: OAuthTokens;
-  verifier?: string;
-  discovery?: OAuthDiscoveryState;
-  lastState?: string;
-  authorizationUrl?: URL;
-  private readonly callback: string;
-  constructor(callback: string) {
-    this.callback = callback;
-  }
-  /** Called by the SDK when the authorization server rejects what is stored (e.g. a revoked refresh token). */
-  invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery') {
-    if (scope === 'all' || scope === 'tokens') this.stored = undefined;
-    if (scope === 'all' || scope === 'client') this.info = undefined;
-    if (scope === 'all' || scope === 'verifier') this.verifier = undefined;
-    if (scope === 'all' || scope === 'discovery') this.discovery = undefined;
-  }
-  get redirectUrl() {
-    return this.callback;
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: 'E2E MCP client',
-      redirect_uris: [this.callback],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    };
-  }
-  state() {
-    this.lastState = crypto.randomUUID();
-    return this.lastState;
-  }
-  clientInformation() {
-    return this.info;
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.info = info;
-  }
-  tokens() {
-    return this.stored;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.stored = tokens;
-  }
-  saveDiscoveryState(state: OAuthDiscoveryState) {
-    this.discovery = state;
-  }
-  discoveryState() {
-    return this.discovery;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    if (!this.verifier) throw new Error('no verifier');
-    return this.verifier;
-  }
-}
 
 let platform: TestPlatform;
 let tenant: Tenant;

@@ -89,7 +89,19 @@ export async function authorizeOverHttp(
     ...(options.resource ? { resource: options.resource } : {}),
     ...(options.extra ?? {}),
   });
-  let step = await browser.follow(`${options.authUrl}/oauth/authorize?${params}`, options.authUrl);
+  return completeAuthorization(`${options.authUrl}/oauth/authorize?${params}`, { ...options, browser });
+}
+
+/**
+ * Opens an authorization URL someone else built (e.g. an MCP SDK's `redirectToAuthorization`) and signs in
+ * and consents like `authorizeOverHttp`.
+ */
+export async function completeAuthorization(
+  authorizationUrl: string,
+  options: Pick<AuthorizeOptions, 'authUrl' | 'email' | 'password' | 'workspaceId' | 'browser'>,
+): Promise<{ redirect: URL | null; page: Response | null; browser: Browserless }> {
+  const browser = options.browser ?? new Browserless();
+  let step = await browser.follow(authorizationUrl, options.authUrl);
   for (let round = 0; round < 4; round += 1) {
     if (!step.url.startsWith(options.authUrl)) return { redirect: new URL(step.url), page: null, browser };
     if (step.response.status !== 200 || !step.url.includes('/interaction/'))

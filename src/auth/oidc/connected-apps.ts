@@ -4,6 +4,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { NotFoundError } from '../../errors.ts';
+import { storedOidcId } from './adapter.ts';
 import { OAuthGrantBinding } from './oidc.entities.ts';
 
 export interface ConnectedAppView {
@@ -40,14 +41,13 @@ export function createConnectedAppsService() {
       const binding = await em.findOne(OAuthGrantBinding, { grantId, workspace: workspaceId });
       if (!binding) throw new NotFoundError('Connected app', grantId);
       await em.transactional(async (tx) => {
-        await tx
-          .getConnection()
-          .execute(
-            "delete from oidc_payloads where grant_id = ? or (model = 'Grant' and id = ?)",
-            [grantId, grantId],
-            'run',
-            tx.getTransactionContext(),
-          );
+        await tx.getConnection().execute(
+          "delete from oidc_payloads where grant_id = ? or (model = 'Grant' and id = ?)",
+          // The Grant row itself is keyed by the hashed id, like every provider row (adapter.ts).
+          [grantId, storedOidcId(grantId)],
+          'run',
+          tx.getTransactionContext(),
+        );
         if (!binding.revokedAt) {
           await tx.nativeUpdate(OAuthGrantBinding, { grantId }, { revokedAt: new Date() });
         }

@@ -2,7 +2,7 @@
  * The authorization server's own pages: sign-in and consent (with the workspace picker), reached through
  * oidc-provider's interaction sessions at `/interaction/:uid`.
  *
- * Consent creates a Grant for exactly the scopes requested (within `mcp:read`, `mcp:write`,
+ * Consent creates a Grant for exactly the scopes requested (within `openid`, `mcp:read`, `mcp:write`,
  * `offline_access`) on the MCP resource, and binds it to the workspace the person picked — a workspace they
  * are a member of, checked here again (never trust the form).
  */
@@ -20,7 +20,8 @@ import { Email } from '../../domain/workspaces/workspace.schemas.ts';
 import type { Csrf } from '../../http/csrf.ts';
 import type { Logger } from '../../logger.ts';
 import { verifyPassword } from '../passwords.ts';
-import { loopbackOnly, MCP_SCOPES } from './provider.ts';
+import { issuesRefreshTokens, MCP_SCOPES } from './provider.ts';
+import { nativeOnly } from './redirect-uris.ts';
 import { OAuthGrantBinding } from './oidc.entities.ts';
 import { consentPage, loginPage } from './views.ts';
 
@@ -76,7 +77,7 @@ export async function authenticatePassword(
   return { user };
 }
 
-function requestedScopes(scopeParam: unknown): { resource: string[]; offline: boolean } {
+function requestedScopes(scopeParam: unknown): { resource: string[]; offline: boolean; openid: boolean } {
   const requested = new Set(
     String(scopeParam ?? '')
       .split(' ')
@@ -84,7 +85,27 @@ function requestedScopes(scopeParam: unknown): { resource: string[]; offline: bo
   );
   const resource = MCP_SCOPES.filter((scope) => requested.has(scope));
   // A request naming no MCP scope gets read and write: authorization is by role, not by scope (spec).
-  return { resource: resource.length ? resource : [...MCP_SCOPES], offline: requested.has('offline_access') };
+  // (The provider has already refused any scope outside SUPPORTED_SCOPES.)
+  return {
+    resource: resource.length ? resource : [...MCP_SCOPES],
+    offline: requested.has('offline_access'),
+    openid: requested.has('openid'),
+  };
+}
+
+/**
+ * The authorization-server scopes a grant records: every requested scope the provider checks for consent.
+ * Leaving one out (as `openid` once was) makes the provider ask for consent again after every Allow.
+ */
+function grantedOidcScopes(scopes: ReturnType<typeof requestedScopes>): string[] {
+  return [...(scopes.openid ? ['openid'] : []), ...scopes.resource, ...(scopes.offline ? ['offline_access'] : [])];
+}
+
+/** What the consent page names as the receiver: the host, or for an app's private-use scheme the scheme. */
+function redirectTarget(redirectUri: string): string {
+  const url = URL.parse(redirectUri);
+  if (!url) return redirectUri;
+  return url.host || url.protocol;
 }
 
 export function interactionRoutes(deps: InteractionDeps): Router {
@@ -118,10 +139,11 @@ export function interactionRoutes(deps: InteractionDeps): Router {
       csrf: deps.csrf.anonymousToken(ctx),
       clientName: client?.clientName ?? 'An application',
       clientId: String(details.params.client_id),
-      redirectHost: URL.parse(redirectUri)?.host ?? redirectUri,
-      loopbackOnly: loopbackOnly(client?.redirectUris ?? []),
-      scopes: scopes.resource,
-      offlineAccess: scopes.offline,
+      redirectHost: redirectTarget(redirectUri),
+      onDeviceOnly: nativeOnly(client?.redirectUris ?? []),
+      scopes: [...(scopes.openid ? ['openid'] : []), ...scopes.resource],
+      // What the app may do while the person is away follows the refresh-token policy, not the scope asked.
+      offlineAccess: client ? issuesRefreshTokens(client) : scopes.offline,
       userEmail: user?.email ?? '',
       workspaces: user ? await workspacesOf(user.id) : [],
       ...(error ? { error } : {}),
@@ -223,7 +245,7 @@ export function interactionRoutes(deps: InteractionDeps): Router {
     const grant = new deps.provider.Grant({ accountId, clientId });
     // The MCP scopes are advertised as authorization-server scopes too (so they appear in the metadata), so
     // the grant records them on both sides: as requested scopes and as scopes of the MCP resource.
-    grant.addOIDCScope([...scopes.resource, ...(scopes.offline ? ['offline_access'] : [])].join(' '));
+    grant.addOIDCScope(grantedOidcScopes(scopes).join(' '));
     grant.addResourceScope(deps.config.urls.mcp, scopes.resource.join(' '));
     const grantId = await grant.save();
     const em = deps.orm.em.fork();
@@ -233,7 +255,7 @@ export function interactionRoutes(deps: InteractionDeps): Router {
       user: accountId,
       clientId,
       clientName: client?.clientName?.slice(0, 200) ?? null,
-      scopes: [...scopes.resource, ...(scopes.offline ? ['offline_access'] : [])],
+      scopes: grantedOidcScopes(scopes),
       lastUsedAt: null,
       revokedAt: null,
     });

@@ -6,11 +6,12 @@
  * - routes under `/oauth/*`; dynamic registration open (a body of `client_name` + `redirect_uris` registers a
  *   public client with the code and refresh grants); client ID metadata documents resolved through our SSRF
  *   guard without following redirects;
- * - PKCE S256 required for every client; exact redirect matching, any port for loopback redirects of native
- *   clients (loopback-only registrations default to native);
+ * - redirect URIs only where the client alone receives them (redirect-uris.ts); PKCE S256 required for every
+ *   client; exact redirect matching, any port for loopback redirects of native clients (registrations whose
+ *   redirects all stay on the device default to native);
  * - one resource: `{platform_url}/api/mcp` (RFC 8707), opaque access tokens stored in PostgreSQL so
- *   revocation takes effect at once; refresh tokens only with `offline_access`, rotated on every use (reuse of
- *   a rotated token revokes the grant);
+ *   revocation takes effect at once; refresh tokens for every client registered for the `refresh_token`
+ *   grant (see `issuesRefreshTokens`), rotated on every use (reuse of a rotated token revokes the grant);
  * - every grant is bound to the one workspace the person picks on the consent page; the workspace id travels
  *   in each access token's stored claims.
  */
@@ -21,13 +22,23 @@ import { User } from '../../domain/workspaces/user.entity.ts';
 import type { Logger } from '../../logger.ts';
 import type { SafeFetch } from '../../net/safe-fetch.ts';
 import { createAdapterFactory } from './adapter.ts';
+import { nativeOnly, redirectUrisProblem } from './redirect-uris.ts';
 import { OAuthGrantBinding } from './oidc.entities.ts';
 import { loadSigningKeys } from './signing-keys.ts';
 import { renderOAuthError } from './views.ts';
 
 export const MCP_SCOPES = ['mcp:read', 'mcp:write'] as const;
+/**
+ * Every scope this authorization server accepts, and exactly what its metadata advertises in
+ * `scopes_supported`: the MCP scopes, `offline_access` (a client asking for a refresh token, SEP-2207) and
+ * `openid` (an ID token naming the account — `sub` only, no profile claims). Anything else is refused with
+ * `invalid_scope` rather than silently dropped, so a client learns at once that it asked for something this
+ * server does not grant.
+ */
+export const SUPPORTED_SCOPES = ['openid', ...MCP_SCOPES, 'offline_access'] as const;
 export const CLI_CLIENT_ID = 'campaignctl';
-const NATIVE_DEFAULT_PROPERTY = 'urn:campaign-platform:loopback-native';
+/** A metadata property no client sends; declaring it makes the provider run our client validator. */
+const CLIENT_RULES_PROPERTY = 'urn:campaign-platform:client-rules';
 
 /** RFC 8707 resource values compare without query, fragment or trailing slash, with scheme and host lower-cased. */
 export function canonicalResource(value: string): string | undefined {
@@ -39,19 +50,19 @@ export function canonicalResource(value: string): string | undefined {
   }
 }
 
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
-
-/** True when every redirect URI is an http loopback address (an app on the person's own machine). */
-export function loopbackOnly(redirectUris: unknown): boolean {
-  if (!Array.isArray(redirectUris) || redirectUris.length === 0) return false;
-  return redirectUris.every((uri) => {
-    try {
-      const url = new URL(String(uri));
-      return url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname);
-    } catch {
-      return false;
-    }
-  });
+/**
+ * Refresh-token policy: a client registered for the `refresh_token` grant gets a refresh token, whether or not
+ * it also asked for `offline_access`. The MCP authorization rules put the decision with the authorization
+ * server (SEP-2207, final in the 2026 draft): resource servers must not list `offline_access` among their
+ * scopes, so a stock client that asks for exactly what the protected-resource metadata lists — SDK v1 does —
+ * never asks for it, and would otherwise have to send the person through the browser every hour. OAuth 2.1
+ * (§4.3.1) and RFC 9700 §4.14.2 allow refresh tokens for public clients when they are sender-constrained or
+ * rotated; ours are rotated on every use and a replayed one revokes the whole grant. `offline_access` stays
+ * advertised in the authorization server's metadata as the explicit way to ask (SDK v2 adds it when the
+ * client has the grant), and a client registered without the grant gets none either way.
+ */
+export function issuesRefreshTokens(client: { grantTypeAllowed(grantType: string): boolean }): boolean {
+  return client.grantTypeAllowed('refresh_token');
 }
 
 export interface OidcDeps {
@@ -68,6 +79,7 @@ export async function createOidcProvider(deps: OidcDeps): Promise<Provider> {
   const { config, orm } = deps;
   const mcpResource = config.urls.mcp;
   const secure = config.urls.auth.startsWith('https:');
+  const accessTokenTtl = config.oauthAccessTokenTtlSeconds;
   const jwks = await loadSigningKeys(orm, config.secrets.cookieKeys);
 
   const configuration: Configuration = {
@@ -101,7 +113,23 @@ export async function createOidcProvider(deps: OidcDeps): Promise<Provider> {
     },
     // No identity claims are released: the platform is an API authorization server, not a login provider.
     claims: { openid: ['sub'] },
-    scopes: [...MCP_SCOPES, 'offline_access'],
+    scopes: [...SUPPORTED_SCOPES],
+    extraParams: {
+      // Runs for authorization and PAR requests after the client and its redirect URI are verified, so the
+      // refusal goes back to the client's redirect URI as an OAuth error.
+      scope(_ctx, value) {
+        const unsupported = (value ?? '')
+          .split(' ')
+          .filter((scope) => scope && !(SUPPORTED_SCOPES as readonly string[]).includes(scope));
+        if (unsupported.length) {
+          throw new errors.InvalidScope(
+            `unsupported scope ${unsupported.map((scope) => `"${scope}"`).join(', ')}; ` +
+              `this authorization server supports ${SUPPORTED_SCOPES.join(', ')}`,
+            unsupported.join(' '),
+          );
+        }
+      },
+    },
     cookies: {
       keys: config.secrets.cookieKeys,
       long: { signed: true, httpOnly: true, sameSite: 'lax', secure },
@@ -151,7 +179,7 @@ export async function createOidcProvider(deps: OidcDeps): Promise<Provider> {
           return {
             scope: MCP_SCOPES.join(' '),
             audience: mcpResource,
-            accessTokenTTL: ONE_HOUR,
+            accessTokenTTL: accessTokenTtl,
             accessTokenFormat: 'opaque',
           };
         },
@@ -165,7 +193,7 @@ export async function createOidcProvider(deps: OidcDeps): Promise<Provider> {
     // Client metadata documents (and any other outgoing request) go through the platform's SSRF guard.
     fetch: (url, init) => deps.safeFetch.guardedFetch(url, init as RequestInit) as never,
     ttl: {
-      AccessToken: ONE_HOUR,
+      AccessToken: accessTokenTtl,
       AuthorizationCode: 60,
       RefreshToken: 30 * ONE_DAY,
       Grant: 365 * ONE_DAY,
@@ -173,9 +201,12 @@ export async function createOidcProvider(deps: OidcDeps): Promise<Provider> {
       Session: 14 * ONE_DAY,
       IdToken: ONE_HOUR,
     },
-    issueRefreshToken: async (_ctx, client, code) =>
-      client.grantTypeAllowed('refresh_token') && code.scopes.has('offline_access'),
+    issueRefreshToken: async (_ctx, client) => issuesRefreshTokens(client),
     rotateRefreshToken: () => true,
+    // Tokens live as long as their grant (a connected app, revoked from the dashboard), not as long as the
+    // browser session that consented: otherwise a second connection of the same app from the same browser,
+    // or the session's end, would silently kill the first connection's refresh token.
+    expiresWithSession: async () => false,
     // Each authorization asks the person again which workspace to bind (a grant is one workspace), so only a
     // grant decided in this very interaction is reused.
     async loadExistingGrant(ctx) {
@@ -189,15 +220,21 @@ export async function createOidcProvider(deps: OidcDeps): Promise<Provider> {
       return binding ? { workspace_id: binding.workspace.id } : undefined;
     },
     extraClientMetadata: {
-      properties: [NATIVE_DEFAULT_PROPERTY],
-      // MCP clients usually register loopback redirect URIs without `application_type`; as `web` clients they
-      // would need exact ports, and their ports change per run. Loopback-only registrations are native apps
-      // (loopback redirects then match on any port, as RFC 8252 §7.3 asks).
+      properties: [CLIENT_RULES_PROPERTY],
+      // The provider calls this for every client it builds — registrations, client ID metadata documents,
+      // stored and static clients — before its own checks, so our redirect rule (redirect-uris.ts) holds for
+      // all of them: a stored client that breaks it no longer loads. An error whose description starts with
+      // "redirect_uris" is answered as `invalid_redirect_uri`.
       validator(_ctx, key, _value, metadata) {
-        if (key !== NATIVE_DEFAULT_PROPERTY) return;
+        if (key !== CLIENT_RULES_PROPERTY) return;
         const record = metadata as Record<string, unknown>;
-        if (loopbackOnly(record.redirect_uris)) record.application_type = 'native';
-        delete record[NATIVE_DEFAULT_PROPERTY];
+        delete record[CLIENT_RULES_PROPERTY];
+        const problem = redirectUrisProblem(record.redirect_uris);
+        if (problem) throw new errors.InvalidClientMetadata(problem);
+        // MCP clients usually register loopback redirect URIs without `application_type`; as `web` clients
+        // they would need exact ports, and their ports change per run. Clients whose redirects all stay on
+        // the person's device are native apps (loopback redirects then match on any port, RFC 8252 §7.3).
+        if (nativeOnly(record.redirect_uris)) record.application_type = 'native';
       },
     },
     renderError: async (ctx, out, error) =>

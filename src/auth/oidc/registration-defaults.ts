@@ -4,7 +4,8 @@
  * A body of only `client_name` and `redirect_uris` must register a public client. oidc-provider decides
  * whether to mint a client secret from the raw body (before its own defaults), so without this a public
  * client would receive a secret it can never use. We fill `token_endpoint_auth_method: "none"` when the
- * body names none. (Loopback-only registrations become native apps in the provider's client validator.)
+ * body names none. (Redirect URIs are checked, and on-device registrations become native apps, in the
+ * provider's client validator.)
  */
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';

@@ -9,7 +9,8 @@ export interface ConsentView {
   clientName: string;
   clientId: string;
   redirectHost: string;
-  loopbackOnly: boolean;
+  /** Every redirect lands on the person's own device (loopback or an app's private-use scheme). */
+  onDeviceOnly: boolean;
   scopes: string[];
   offlineAccess: boolean;
   userEmail: string;
@@ -18,9 +19,11 @@ export interface ConsentView {
 }
 
 const SCOPE_TEXT: Record<string, string> = {
+  openid: 'Know which account on this platform you are (an account id only: not your name or email)',
   'mcp:read': 'Read campaigns, products, surfaces, brand material, analytics and jobs in the workspace',
   'mcp:write': 'Change them, publish and deploy, and start work that spends credits — as far as your role allows',
-  offline_access: 'Stay connected when you are away (it receives a refresh token)',
+  offline_access:
+    'Stay connected when you are away, until you disconnect it under Connected apps (it receives a refresh token)',
 };
 
 export function loginPage(view: {
@@ -54,10 +57,11 @@ export function loginPage(view: {
 export function consentPage(view: ConsentView): string {
   const notices: { kind: 'ok' | 'error' | 'warn'; text: string }[] = [];
   if (view.error) notices.push({ kind: 'error', text: view.error });
-  if (view.loopbackOnly) {
+  if (view.onDeviceOnly) {
     notices.push({
       kind: 'warn',
-      text: 'This app receives its answer on your own computer (a loopback address). Continue only if you started this connection yourself just now.',
+      // Any program on the device can listen on a loopback port or claim an app scheme (RFC 8252 §8.6).
+      text: 'This app receives its answer on your own computer (a loopback address or an app link). Continue only if you started this connection yourself just now.',
     });
   }
   const scopes = [...view.scopes, ...(view.offlineAccess ? ['offline_access'] : [])];

@@ -1,4 +1,5 @@
 /** Committed migrations, in order. `npm run db:migration:create` writes a new file and adds it here. */
+import { Migration20261125100000_hashed_oidc_ids } from './Migration20261125100000_hashed_oidc_ids.ts';
 import { Migration20261125090000_sliding_rate_limits } from './Migration20261125090000_sliding_rate_limits.ts';
 import { Migration20261122150000_analytics_read_models } from './Migration20261122150000_analytics_read_models.ts';
 import { Migration20261122100000_analytics_rollups } from './Migration20261122100000_analytics_rollups.ts';
@@ -14,4 +15,5 @@ export const MIGRATIONS = [
   Migration20261122100000_analytics_rollups,
   Migration20261122150000_analytics_read_models,
   Migration20261125090000_sliding_rate_limits,
+  Migration20261125100000_hashed_oidc_ids,
 ];
