@@ -6,7 +6,7 @@
 import { createBrandService } from '../src/domain/brand/brand.service.ts';
 import { CustomDomain } from '../src/domain/brand/custom-domain.entity.ts';
 import { SitePublication } from '../src/domain/publishing/site-publication.entity.ts';
-import { nextScheduleChange, readSiteSnapshot } from '../src/domain/publishing/site-snapshot.ts';
+import { nextScheduleChange, PUBLICATION_FORMAT, readSiteSnapshot } from '../src/domain/publishing/site-snapshot.ts';
 import { writeSiteDocuments } from '../src/domain/publishing/site-store.ts';
 import { renderBrandSite } from '../src/public/brand-site/render/index.ts';
 import type { PublishedSite } from '../src/public/brand-site/site-model.ts';
@@ -54,6 +54,7 @@ export function createPublishingActivities({ orm, sites }: ActivityDeps) {
           snapshot: snapshot as unknown as Record<string, unknown>,
           reasons: input.reasons.slice(0, 20),
           origin,
+          format: PUBLICATION_FORMAT,
         });
         await tx.flush();
         const site: PublishedSite = {

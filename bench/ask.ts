@@ -199,9 +199,8 @@ export function benchSite(origin = ORIGIN): PublishedSite {
     campaigns.push({
       id,
       name,
-      objective: 'Sell the season',
+      summary: null,
       slug: name.toLowerCase().replace(/\s+/g, '-'),
-      channels: ['web'],
       startsAt: null,
       endsAt: null,
       publishedAt: STAMP,

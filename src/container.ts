@@ -23,7 +23,7 @@ import { createCustomDomainsService } from './domain/brand/custom-domains.servic
 import { createCampaignsService } from './domain/campaigns/campaigns.service.ts';
 import { createProductsService } from './domain/products/products.service.ts';
 import { createCallCodesService } from './domain/profiles/call-codes.service.ts';
-import { createRepublishPort } from './domain/publishing/publishing.service.ts';
+import { createRepublishPort, republishOutdatedSites } from './domain/publishing/publishing.service.ts';
 import type { WorkspaceScope } from './domain/shared/scope.ts';
 import { createSurfacesService } from './domain/surfaces/surfaces.service.ts';
 import { Workspace } from './domain/workspaces/workspace.entity.ts';
@@ -169,12 +169,19 @@ export async function createContainer(config: Config, options: ContainerOptions 
     const provider = await createOidcProvider({ config, orm, log, safeFetch });
     const verifyBearer = createBearerVerifier({ provider, orm, config });
     const apiKeys = createApiKeyCache({ ttlMs: config.apiKeyCacheTtlMs });
+    const services = createServices(config, orm, temporal, log, safeFetch, apiKeys);
+    if (!options.lazyTemporal) {
+      // Stored pages written under older publishing rules are replaced now, not at the brand's next change.
+      await republishOutdatedSites({ em: orm.em.fork(), republish: services.republish, log }).catch((error: unknown) =>
+        log.warn({ err: error }, 'could not look for sites published under an older format'),
+      );
+    }
     return {
       config,
       log,
       orm,
       temporal,
-      services: createServices(config, orm, temporal, log, safeFetch, apiKeys),
+      services,
       oauth: { provider, verifyBearer },
       authenticator: createAuthenticator({ orm, verifyBearer, apiKeys }),
       safeFetch,

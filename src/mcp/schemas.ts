@@ -43,6 +43,7 @@ export const CampaignOut = z.looseObject({
   id: z.string(),
   name: z.string(),
   objective: nullableString,
+  publicSummary: nullableString,
   status: z.string(),
   channels: z.array(z.string()),
   conversionGoals: z.array(z.string()),

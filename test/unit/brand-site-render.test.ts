@@ -9,10 +9,10 @@ import fc from 'fast-check';
 import { XMLParser } from 'fast-xml-parser';
 import { parse } from 'parse5';
 import robotsParserModule from 'robots-parser';
-import { DEFAULT_BRANDBOOK, DEFAULT_CONCIERGE, DEFAULT_VOICE } from '../../src/domain/brand/brand.entity.ts';
+import { DEFAULT_BRANDBOOK, DEFAULT_CONCIERGE } from '../../src/domain/brand/brand.entity.ts';
 import type { VariantView } from '../../src/domain/campaigns/campaigns.service.ts';
 import type { ProductView } from '../../src/domain/products/products.service.ts';
-import type { SiteSnapshot } from '../../src/domain/publishing/site-snapshot.ts';
+import { publicSnapshot, type SiteSnapshot } from '../../src/domain/publishing/site-snapshot.ts';
 import { chooseVariant } from '../../src/public/brand-site/assemble.ts';
 import { AGENT_FILE_PATHS, EMPTY_TEXT, renderBrandSite } from '../../src/public/brand-site/render/index.ts';
 import type { PublishedSite, RenderedPage, RenderedSite, SlotFill } from '../../src/public/brand-site/site-model.ts';
@@ -70,8 +70,7 @@ function variant(overrides: Partial<VariantView> & { id: string; campaignId: str
 
 function campaign(overrides: Partial<Campaign> & { id: string; name: string; slug: string }): Campaign {
   return {
-    objective: null,
-    channels: ['web'],
+    summary: null,
     startsAt: null,
     endsAt: null,
     publishedAt: '2026-11-01T00:00:00.000Z',
@@ -103,7 +102,7 @@ const autumn = campaign({
   id: 'cmp_autumn',
   name: 'Autumn roast launch',
   slug: 'autumn-roast',
-  objective: 'Launch the autumn roast: 20% off through November.',
+  summary: 'Launch the autumn roast: 20% off through November.',
   startsAt: '2026-11-01T00:00:00.000Z',
   endsAt: '2026-11-30T00:00:00.000Z',
   updatedAt: '2026-11-05T00:00:00.000Z',
@@ -135,7 +134,6 @@ const winter = campaign({
   id: 'cmp_winter',
   name: 'Winter blend',
   slug: 'winter-blend',
-  objective: null,
   publishedAt: '2026-10-20T00:00:00.000Z',
   updatedAt: '2026-10-20T00:00:00.000Z',
   variants: [
@@ -150,8 +148,8 @@ const winter = campaign({
   products: [beans],
 });
 
-function zone(id: string, key: string, name: string, deployments: Surface['zones'][number]['deployments'] = []) {
-  return { id, key, name, kind: 'banner', deployments };
+function zone(id: string, key: string, deployments: Surface['zones'][number]['deployments'] = []) {
+  return { id, key, kind: 'banner', deployments };
 }
 
 const deployment = (id: string, campaignId: string, priority: number, startsAt: string | null = null) => ({
@@ -180,9 +178,7 @@ function fixtureSnapshot(): SiteSnapshot {
         contactEmail: 'hello@acme.example',
         sameAs: ['https://www.instagram.com/acme'],
       },
-      voice: DEFAULT_VOICE,
       concierge: { ...DEFAULT_CONCIERGE, faq: [{ question: 'Do you ship abroad?', answer: 'Yes, across the EU.' }] },
-      version: 3,
       updatedAt: '2026-11-20T10:00:00.000Z',
     },
     // Copies: tests change the snapshot they get.
@@ -190,47 +186,35 @@ function fixtureSnapshot(): SiteSnapshot {
     surfaces: [
       {
         id: 'srf_home',
-        name: 'Home page',
         kind: 'brand_page',
         path: '/',
-        channel: null,
-        description: null,
-        zones: [zone('zon_home_hero', 'hero', 'Featured', [deployment('dep_h1', 'cmp_winter', 1)])],
+        zones: [zone('zon_home_hero', 'hero', [deployment('dep_h1', 'cmp_winter', 1)])],
       },
       {
         id: 'srf_summer',
-        name: 'Summer page',
         kind: 'brand_page',
         path: '/summer/',
-        channel: null,
-        description: 'What we pour when it is hot.',
         zones: [
-          zone('zon_hero', 'hero', 'Hero', [
+          zone('zon_hero', 'hero', [
             deployment('dep_1', 'cmp_winter', 1),
             deployment('dep_2', 'cmp_autumn', 5),
             // Opens after this publication: not shown yet.
             deployment('dep_3', 'cmp_autumn', 9, '2027-01-01T00:00:00.000Z'),
           ]),
-          zone('zon_side', 'sidebar', 'Sidebar'),
+          zone('zon_side', 'sidebar'),
         ],
       },
       {
         id: 'srf_shadow',
-        name: 'Would shadow the campaign index',
         kind: 'brand_page',
         path: '/campaigns',
-        channel: null,
-        description: null,
         zones: [],
       },
       {
         id: 'srf_email',
-        name: 'Newsletter',
         kind: 'email',
         path: null,
-        channel: null,
-        description: null,
-        zones: [zone('zon_mail', 'top', 'Top', [deployment('dep_m', 'cmp_autumn', 1)])],
+        zones: [zone('zon_mail', 'top', [deployment('dep_m', 'cmp_autumn', 1)])],
       },
     ],
   };
@@ -587,7 +571,8 @@ describe('renderBrandSite', () => {
 
   it('places brand-page zones in order, highest priority first, with an empty state for an empty zone', () => {
     const summer = pageAt(site, '/summer');
-    expect(summer.title).toBe('Summer page');
+    // Titled by its path: the surface's name is an internal label.
+    expect(summer.title).toBe('Summer');
     const slots = summer.html.filter((part) => typeof part !== 'string');
     expect(slots).toEqual([
       { campaignId: 'cmp_autumn', zoneId: 'zon_hero', surfaceId: 'srf_summer' },
@@ -597,13 +582,16 @@ describe('renderBrandSite', () => {
     expect(Object.keys(summer.fills).sort()).toEqual(['cmp_autumn', 'cmp_winter']);
     const { html, markdown } = assemble(summer, firstVariant);
     const text = visibleText(html);
-    expect(text.indexOf('Hero')).toBeLessThan(text.indexOf('Autumn in a cup'));
-    expect(text.indexOf('Autumn in a cup')).toBeLessThan(text.indexOf('Warm up'));
-    expect(text.indexOf('Warm up')).toBeLessThan(text.indexOf('Sidebar'));
-    expect(text).toContain(EMPTY_TEXT.zone);
-    expect(markdown).toContain(`## Sidebar\n\n${EMPTY_TEXT.zone}\n`);
-    expect(markdown).toContain('### Autumn in a cup\n');
-    expect(html).toContain('<h2 id="zone-sidebar">Sidebar</h2>');
+    // Each placed campaign is headed by its own name; the zone's key anchors the section.
+    expect(text.indexOf('Autumn roast launch')).toBeLessThan(text.indexOf('Autumn in a cup'));
+    expect(text.indexOf('Autumn in a cup')).toBeLessThan(text.indexOf('Winter blend'));
+    expect(text.indexOf('Winter blend')).toBeLessThan(text.indexOf('Warm up'));
+    expect(text.indexOf('Warm up')).toBeLessThan(text.indexOf(EMPTY_TEXT.zone));
+    expect(markdown).toContain('## Autumn roast launch\n\n### Autumn in a cup\n');
+    expect(markdown).toMatch(new RegExp(`Try it.*\\n\\n${EMPTY_TEXT.zone}\\n`, 's'));
+    expect(html).toContain('<h2 id="zone-hero">Autumn roast launch</h2>');
+    // Zone names are the team's labels for slots, never headings.
+    for (const body of [html, markdown]) expect(body).not.toMatch(/Hero|Sidebar/);
 
     const home = pageAt(site, '/');
     expect(home.html.filter((part) => typeof part !== 'string')).toEqual([
@@ -613,7 +601,7 @@ describe('renderBrandSite', () => {
     for (const fact of [
       'Acme Coffee',
       'Roasted in small batches',
-      'Featured',
+      'Winter blend',
       'Warm up',
       'Autumn roast launch',
       'Do you ship abroad?',
@@ -699,7 +687,7 @@ describe('renderBrandSite', () => {
         id,
         name: `Campaign ${i}`,
         slug: `campaign-${i}`,
-        objective: `Objective ${i}`,
+        summary: `Summary ${i}`,
         variants: [0, 1, 2].map((n) =>
           variant({ id: `var_${i}_${n}`, campaignId: id, headline: `Headline ${i}.${n}` }),
         ),
@@ -782,16 +770,12 @@ describe('renderBrandSite over generated sites', () => {
         });
       snapshot.surfaces = surfaces.map((s, i) => ({
         id: `srf_${i}`,
-        name: `Surface ${i}`,
         kind: 'brand_page',
         path: s.path,
-        channel: null,
-        description: null,
         zones: s.zones.map((deployments, z) =>
           zone(
             `zon_${i}_${z}`,
             `z${z}`,
-            `Zone ${z}`,
             deployments.map((d, n) => deployment(`dep_${i}_${z}_${n}`, d.campaign, d.priority)),
           ),
         ),
@@ -832,6 +816,66 @@ describe('renderBrandSite over generated sites', () => {
       }),
       { numRuns: 60 },
     );
+  });
+});
+
+describe('publicSnapshot', () => {
+  /**
+   * Every object in a value, depth first (arrays looked into, not counted), except a product's `attributes`:
+   * a free-form map whose every entry is public by definition.
+   */
+  const objectsIn = (value: unknown): Record<string, unknown>[] =>
+    Array.isArray(value)
+      ? value.flatMap(objectsIn)
+      : value && typeof value === 'object'
+        ? [
+            value as Record<string, unknown>,
+            ...Object.entries(value).flatMap(([key, child]) => (key === 'attributes' ? [] : objectsIn(child))),
+          ]
+        : [];
+
+  it('keeps exactly the public fields: anything else on any object is dropped, whatever it is called', () => {
+    const clean = publicSnapshot(fixtureSnapshot());
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.nat(), fc.string({ minLength: 1, maxLength: 12 })), { minLength: 1, maxLength: 30 }),
+        (extras) => {
+          // The same snapshot with internal-looking fields added at random places (objects of any level).
+          const polluted = structuredClone(fixtureSnapshot()) as unknown as Record<string, unknown>;
+          const targets = objectsIn(polluted);
+          extras.forEach(([at, key], i) => {
+            const target = targets[at % targets.length]!;
+            if (!(key in target) && key !== '__proto__') target[key] = `internal-sentinel-${i}`;
+          });
+          const projected = publicSnapshot(polluted);
+          expect(projected).toEqual(clean);
+          expect(JSON.stringify(projected)).not.toContain('internal-sentinel');
+        },
+      ),
+    );
+  });
+
+  it('drops the internal fields a campaign, variant, product, surface, zone and brand carry today', () => {
+    const json = JSON.stringify(
+      publicSnapshot({
+        ...fixtureSnapshot(),
+        brand: { ...fixtureSnapshot().brand, voice: { tone: 'secret tone' }, brandbook: { rules: ['secret rule'] } },
+        campaigns: fixtureSnapshot().campaigns.map((c) => ({ ...c, objective: 'secret objective', brief: {} })),
+        surfaces: fixtureSnapshot().surfaces.map((surface) => ({
+          ...surface,
+          name: 'secret surface',
+          description: 'secret description',
+          zones: surface.zones.map((zone) => ({ ...zone, name: 'secret zone', constraints: {} })),
+        })),
+      }),
+    );
+    expect(json).not.toMatch(/secret|objective|brief|voice|rules|constraints|"name":"secret/);
+    // The public summary is public, under either name (`publicSummary` on the campaign view).
+    const summarised = publicSnapshot({
+      ...fixtureSnapshot(),
+      campaigns: [{ ...fixtureSnapshot().campaigns[0]!, summary: undefined, publicSummary: 'For everyone' }],
+    });
+    expect(summarised.campaigns[0]!.summary).toBe('For everyone');
   });
 });
 

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { A2A_PROTOCOL_VERSION, AgentCard } from '@a2a-js/sdk';
-import { DEFAULT_BRANDBOOK, DEFAULT_CONCIERGE, DEFAULT_VOICE } from '../../src/domain/brand/brand.entity.ts';
+import { DEFAULT_BRANDBOOK, DEFAULT_CONCIERGE } from '../../src/domain/brand/brand.entity.ts';
 import { DEFAULT_PROFILE, DEFAULT_TOOLS } from '../../src/mcp/profiles.ts';
 import { ALL_TOOLS, CATALOGUE } from '../../src/mcp/registry.ts';
 import {
@@ -44,21 +44,18 @@ function publication(overrides: { displayName?: string; version?: number } = {})
           contactEmail: null,
           sameAs: [],
         },
-        voice: DEFAULT_VOICE,
         concierge: {
           ...DEFAULT_CONCIERGE,
           faq: [{ question: 'Do you ship abroad?', answer: 'Yes, across the EU.' }],
         },
-        version: 3,
         updatedAt: '2026-11-20T10:00:00.000Z',
       },
       campaigns: [
         {
           id: 'cmp_01',
           name: 'Autumn roast launch',
-          objective: 'awareness',
+          summary: null,
           slug: 'autumn-roast',
-          channels: ['web'],
           startsAt: null,
           endsAt: null,
           publishedAt: '2026-11-21T09:00:00.000Z',

@@ -7,15 +7,25 @@ import { CAMPAIGN_STATUSES } from './campaign-status.ts';
 export const CHANNELS = ['web', 'email', 'social'] as const;
 export type Channel = (typeof CHANNELS)[number];
 
-/** A marketing campaign: what it promotes (products), why (objective), and its variants and deployments. */
+/**
+ * A marketing campaign: what it promotes (products), why (objective), and its variants and deployments.
+ *
+ * Public or internal: the name, the public summary, the schedule and the active variants' copy are what a
+ * published brand site shows; the objective, brief, channels and conversion goals are the team's working
+ * notes and never leave the platform (`domain/publishing/site-snapshot.ts` copies only the public fields).
+ */
 export const CampaignSchema = defineEntity({
   name: 'Campaign',
   tableName: 'campaigns',
   properties: {
     id: idProperty('campaign'),
     workspace: () => p.manyToOne(Workspace).ref(),
+    /** Public: the title of the campaign's page on the brand site. */
     name: p.string().length(200),
+    /** Internal: what the team wants the campaign to achieve (feeds generation). Never published. */
     objective: p.text().nullable(),
+    /** Public: the lead text of the campaign's page and its line in lists, llms.txt and search results. */
+    publicSummary: p.text().nullable(),
     status: p.enum(CAMPAIGN_STATUSES).nativeEnumName('campaign_status').default('draft'),
     /** The status to return to when a generation ends (a published campaign stays published). */
     statusBeforeGeneration: p.enum(CAMPAIGN_STATUSES).nativeEnumName('campaign_status').nullable(),

@@ -49,6 +49,7 @@ const IsoDate = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-
 export const CampaignFields = z.object({
   name: z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters'),
   objective: z.string().trim().max(2000, 'must be at most 2000 characters').nullish(),
+  publicSummary: z.string().trim().max(1000, 'must be at most 1000 characters').nullish(),
   productIds: z.array(ProductId).max(20, 'at most 20 products').optional(),
   channels: z.array(z.enum(CHANNELS)).max(3).optional(),
   conversionGoals: z
@@ -91,7 +92,10 @@ export const VariantFields = z.object({
 export interface CampaignView {
   id: string;
   name: string;
+  /** Internal notes: never published. */
   objective: string | null;
+  /** Shown on the brand site (the campaign page's lead); null: the site uses the active variant's copy. */
+  publicSummary: string | null;
   status: CampaignStatus;
   channels: string[];
   /** Goal keys whose conversions count for this campaign; empty: every goal. */
@@ -195,6 +199,7 @@ type CampaignViewFields = Pick<
   | 'id'
   | 'name'
   | 'objective'
+  | 'publicSummary'
   | 'status'
   | 'channels'
   | 'conversionGoals'
@@ -210,6 +215,7 @@ interface CampaignListRow {
   id: string;
   name: string;
   objective: string | null;
+  public_summary: string | null;
   status: CampaignStatus;
   channels: string[];
   conversion_goals: string[];
@@ -232,6 +238,7 @@ function fromListRow(row: CampaignListRow): CampaignViewFields & { stats: Campai
     id: row.id,
     name: row.name,
     objective: row.objective,
+    publicSummary: row.public_summary,
     status: row.status,
     channels: row.channels as Campaign['channels'],
     conversionGoals: row.conversion_goals,
@@ -279,7 +286,7 @@ function campaignListStatement(filter: {
   const shape = `${filter.status ? 's' : ''}${filter.productId ? 'p' : ''}${filter.search ? 'q' : ''}${filter.after ? 'c' : ''}`;
   return {
     name: `campaign-list${shape ? `-${shape}` : ''}`,
-    text: `select c.id, c.name, c.objective, c.status, c.channels, c.conversion_goals, c.slug, c.starts_at, c.ends_at,
+    text: `select c.id, c.name, c.objective, c.public_summary, c.status, c.channels, c.conversion_goals, c.slug, c.starts_at, c.ends_at,
               c.published_at, c.created_at, c.updated_at,
               (select count(*) from variants v
                 where v.workspace_id = c.workspace_id and v.campaign_id = c.id and v.deleted_at is null)::int
@@ -335,6 +342,7 @@ export function createCampaignsService(deps: { republish: RepublishPort }) {
       id: campaign.id,
       name: campaign.name,
       objective: campaign.objective ?? null,
+      publicSummary: campaign.publicSummary ?? null,
       status: campaign.status,
       channels: campaign.channels,
       conversionGoals: campaign.conversionGoals,
@@ -449,6 +457,7 @@ export function createCampaignsService(deps: { republish: RepublishPort }) {
         workspace: scope.workspaceId,
         name: data.name,
         objective: data.objective ?? null,
+        publicSummary: data.publicSummary ?? null,
         status: options.generating ? 'generating' : 'draft',
         statusBeforeGeneration: options.generating ? 'draft' : null,
         channels: data.channels ?? ['web'],
@@ -489,6 +498,7 @@ export function createCampaignsService(deps: { republish: RepublishPort }) {
       const wasPublished = campaign.status === 'published';
       if (data.name !== undefined) campaign.name = data.name;
       if (data.objective !== undefined) campaign.objective = data.objective ?? null;
+      if (data.publicSummary !== undefined) campaign.publicSummary = data.publicSummary ?? null;
       if (data.channels !== undefined) campaign.channels = data.channels;
       if (data.conversionGoals !== undefined) campaign.conversionGoals = data.conversionGoals;
       if (data.productIds !== undefined) campaign.products.set(await productsOf(scope, data.productIds));

@@ -3,11 +3,14 @@
  * brand profile, each FAQ entry, each published campaign, each product, each `brand_page` surface), each with
  * the absolute URL of the page it comes from, indexed for BM25 search with MiniSearch.
  *
- * Content is data. Text that was written for shoppers is cleaned to plain text (no markup, no links), and
- * sentences in product, campaign and page copy that read like instructions to a machine ("ignore previous
- * instructions…") are left out entirely: they answer no shopper's question, and leaving them out means no
- * answer can ever carry them. FAQ answers are the brand's own words for the concierge and are kept as written
- * (cleaned only), since the instruction heuristics would also drop honest answers about passwords or returns.
+ * Content is data, and every source is untrusted alike. The brand's FAQ and profile are written through the
+ * same agent-facing tools as campaign copy, and an agent that read a poisoned product page can write them as
+ * easily, so no source is exempt. Every text that enters the index (quoted sentences, titles, suggestions,
+ * searchable keywords) passes through ONE rule, `admitSentences`/`admitLine` below: cleaned to plain text
+ * (no markup, no links or addresses) and, when it reads like an instruction to a machine or carries
+ * something shaped like a credential ("ignore previous instructions…", "cpk_…"), left out entirely. Such
+ * text answers no shopper's question, and leaving it out means no answer can ever carry it. Passage builders
+ * never call `cleanText` or the instruction check themselves: a new source gets the rule by construction.
  *
  * Built once per (workspace, version) and cached: a republish bumps the version, so the next question builds
  * a fresh index and the superseded one is dropped.
@@ -15,8 +18,9 @@
 import { LRUCache } from 'lru-cache';
 import MiniSearch from 'minisearch';
 import { cleanText, fitLength, looksLikeInstruction, sentencesOf } from '../creative/text/sanitize.ts';
-import { formatPrice, type ProductView } from '../products/products.service.ts';
-import { sitePaths, type PublishedSite } from '../../public/brand-site/site-model.ts';
+import { formatPrice } from '../products/products.service.ts';
+import type { PublicProduct } from '../publishing/site-snapshot.ts';
+import { pageTitleFromPath, sitePaths, type PublishedSite } from '../../public/brand-site/site-model.ts';
 import { allowsFuzzy, allowsPrefix, processTerm, tokenize, termsOf } from './terms.ts';
 
 export type PassageKind = 'profile' | 'faq' | 'campaign' | 'product' | 'page';
@@ -54,6 +58,9 @@ export interface ContentIndex {
   /** FAQ questions, then live campaign names: what to offer when a question cannot be answered. */
   faqQuestions: string[];
   campaignNames: { name: string; startsAt: string | null; endsAt: string | null }[];
+  /** The brand's greeting and escalation texts, through the same rule (addresses kept): '' when none. */
+  greeting: string;
+  escalation: string;
 }
 
 const FIELD_BOOST = { title: 3, keywords: 1.5, body: 1 };
@@ -64,15 +71,20 @@ const MAX_SENTENCES_PER_PASSAGE = 40;
 
 const DATE = new Intl.DateTimeFormat('en', { dateStyle: 'long', timeZone: 'UTC' });
 
-/** Plain sentences of shopper-facing copy; `trusted` skips the instruction filter (the brand's FAQ answers). */
-function quotableSentences(texts: (string | null | undefined)[], options: { trusted?: boolean } = {}): string[] {
+/**
+ * The untrusted-text rule for quoted text: the plain sentences of `texts`, without the ones that read like
+ * instructions or carry credential-shaped strings, deduplicated. Every source's quotable text comes through
+ * here; the only place besides `admitLine` that looks at raw content.
+ */
+function admitSentences(texts: (string | null | undefined)[], options: { keepAddresses?: boolean } = {}): string[] {
   const seen = new Set<string>();
   const sentences: string[] = [];
   for (const text of texts) {
-    const clean = cleanText(text, 5000, { stripUrls: !options.trusted });
+    // Addresses are kept only where giving one out is the point: the contact sentence, greeting and escalation.
+    const clean = cleanText(text, 5000, { stripUrls: !options.keepAddresses });
     for (const raw of sentencesOf(clean)) {
       const sentence = fitLength(/[.!?…:]$/.test(raw) ? raw : `${raw}.`, MAX_SENTENCE_CHARS);
-      if (!sentence || (!options.trusted && looksLikeInstruction(sentence))) continue;
+      if (!sentence || looksLikeInstruction(sentence)) continue;
       const key = sentence.toLowerCase();
       if (seen.has(key)) continue;
       seen.add(key);
@@ -81,6 +93,15 @@ function quotableSentences(texts: (string | null | undefined)[], options: { trus
     }
   }
   return sentences;
+}
+
+/**
+ * The same rule for a single line (a title, a name, a keyword): plain text, or '' when any sentence of it
+ * reads like an instruction (a title is shown whole, so it cannot lose just the bad part).
+ */
+function admitLine(text: string | null | undefined, max: number): string {
+  const clean = cleanText(text, max);
+  return clean && !looksLikeInstruction(clean) ? clean : '';
 }
 
 function passage(
@@ -100,8 +121,8 @@ interface PassageEntry {
   keywords: string;
 }
 
-function productEntry(site: PublishedSite, product: ProductView, campaignNames: string[]): PassageEntry {
-  const title = cleanText(product.title, 200) || 'Product';
+function productEntry(site: PublishedSite, product: PublicProduct, campaignNames: string[]): PassageEntry {
+  const title = admitLine(product.title, 200) || 'Product';
   const price = formatPrice(product);
   const attributes = Object.entries(product.attributes ?? {}).map(([key, value]) => `${key}: ${value}`);
   return {
@@ -113,10 +134,13 @@ function productEntry(site: PublishedSite, product: ProductView, campaignNames: 
       // The price sentence is written from the structured price, so "how much…" always finds it.
       sentences: [
         ...(price ? [`${title} costs ${price}.`] : []),
-        ...quotableSentences([product.description, ...attributes]),
+        ...admitSentences([product.description, ...attributes]),
       ],
     }),
-    keywords: [product.brand, product.sku, ...campaignNames].filter(Boolean).join(' '),
+    keywords: [product.brand, product.sku, ...campaignNames]
+      .map((text) => admitLine(text, 200))
+      .filter(Boolean)
+      .join(' '),
   };
 }
 
@@ -124,38 +148,46 @@ function productEntry(site: PublishedSite, product: ProductView, campaignNames: 
 export function passagesOf(site: PublishedSite): PassageEntry[] {
   const { brand, campaigns, surfaces, workspace } = site.snapshot;
   const home = site.origin + sitePaths.home;
-  const brandName = cleanText(brand.profile.displayName, 120) || workspace.name;
+  const brandName = admitLine(brand.profile.displayName, 120) || admitLine(workspace.name, 120) || 'This brand';
   const out: PassageEntry[] = [];
 
   const profile = brand.profile;
-  const contact = profile.contactEmail ? [`You can contact ${brandName} at ${profile.contactEmail}.`] : [];
+  // The contact sentence is written from the structured field (an e-mail address, checked on write), and goes
+  // through the same rule with its address kept: giving it out is its purpose.
+  const contact = profile.contactEmail
+    ? admitSentences([`You can contact ${brandName} at ${profile.contactEmail}.`], { keepAddresses: true })
+    : [];
   out.push({
     passage: passage({
       id: 'profile',
       kind: 'profile',
       title: brandName,
       url: home,
-      sentences: [...quotableSentences([profile.tagline, profile.description]), ...contact],
+      sentences: [...admitSentences([profile.tagline, profile.description]), ...contact],
     }),
     keywords: 'company brand story mission who we are',
   });
 
   brand.concierge.faq.forEach((entry, index) => {
+    // The question is shown as a source title and offered as a suggestion: an entry whose question does not
+    // pass the rule is left out whole, rather than offering a suggestion that leads to an unrelated answer.
+    const question = admitLine(entry.question, 300);
+    if (!question) return;
     out.push({
       passage: passage({
         id: `faq:${index}`,
         kind: 'faq',
-        title: cleanText(entry.question, 300, { stripUrls: false }),
+        title: question,
         url: home,
-        sentences: quotableSentences([entry.answer], { trusted: true }),
+        sentences: admitSentences([entry.answer]),
       }),
       keywords: '',
     });
   });
 
-  const productCampaigns = new Map<string, { product: ProductView; campaigns: string[] }>();
+  const productCampaigns = new Map<string, { product: PublicProduct; campaigns: string[] }>();
   for (const campaign of campaigns) {
-    const name = cleanText(campaign.name, 200) || 'Campaign';
+    const name = admitLine(campaign.name, 200) || 'Campaign';
     const variants = campaign.variants.filter((variant) => variant.status === 'active');
     const flight =
       campaign.endsAt && campaign.startsAt
@@ -171,17 +203,19 @@ export function passagesOf(site: PublishedSite): PassageEntry[] {
         kind: 'campaign',
         title: name,
         url: site.origin + sitePaths.campaign(campaign.slug),
-        sentences: [...quotableSentences(variants.flatMap((variant) => [variant.headline, variant.body])), ...flight],
+        sentences: [
+          ...admitSentences([campaign.summary, ...variants.flatMap((variant) => [variant.headline, variant.body])]),
+          ...flight,
+        ],
         startsAt: campaign.startsAt,
         endsAt: campaign.endsAt,
       }),
       keywords: [
-        campaign.objective,
         ...variants.map((variant) => variant.callToAction),
         ...campaign.products.map((product) => product.title),
       ]
+        .map((text) => admitLine(text, 300))
         .filter(Boolean)
-        .map((text) => cleanText(text, 300))
         .join(' '),
     });
     for (const product of campaign.products) {
@@ -195,18 +229,24 @@ export function passagesOf(site: PublishedSite): PassageEntry[] {
   const campaignNameById = new Map(campaigns.map((campaign) => [campaign.id, campaign.name]));
   for (const surface of surfaces) {
     if (surface.kind !== 'brand_page' || !surface.path) continue;
-    const deployed = surface.zones.flatMap((zone) =>
-      zone.deployments.map((deployment) => campaignNameById.get(deployment.campaignId) ?? ''),
-    );
+    // A brand page is known by its path and what it features: its surface's name and description are internal.
+    const title = admitLine(pageTitleFromPath(surface.path), 200) || brandName;
+    const deployed = [
+      ...new Set(
+        surface.zones.flatMap((zone) =>
+          zone.deployments.map((deployment) => admitLine(campaignNameById.get(deployment.campaignId), 200)),
+        ),
+      ),
+    ].filter(Boolean);
     out.push({
       passage: passage({
         id: `page:${surface.id}`,
         kind: 'page',
-        title: cleanText(surface.name, 200) || brandName,
+        title,
         url: site.origin + sitePaths.surface(surface.path),
-        sentences: quotableSentences([surface.description]),
+        sentences: deployed.length > 0 ? [`The ${title} page features ${deployed.join(', ')}.`] : [],
       }),
-      keywords: deployed.filter(Boolean).join(' '),
+      keywords: deployed.join(' '),
     });
   }
   return out;
@@ -247,6 +287,8 @@ export function buildContentIndex(site: PublishedSite): ContentIndex {
     brandName: passages.get('profile')?.title ?? site.snapshot.workspace.name,
     passages,
     search,
+    greeting: admitSentences([site.snapshot.brand.concierge.greeting], { keepAddresses: true }).join(' '),
+    escalation: admitSentences([site.snapshot.brand.concierge.escalation], { keepAddresses: true }).join(' '),
     faqQuestions: entries.filter((entry) => entry.passage.kind === 'faq').map((entry) => entry.passage.title),
     campaignNames: entries
       .filter((entry) => entry.passage.kind === 'campaign')

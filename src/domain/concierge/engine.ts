@@ -118,13 +118,14 @@ function suggestionsFor(index: ContentIndex, near: Passage[], now: Date): string
   return [...new Set([...nearTitles, ...index.faqQuestions, ...live])].filter(Boolean).slice(0, MAX_SUGGESTIONS);
 }
 
-function dontKnow(site: PublishedSite, index: ContentIndex, near: Passage[], now: Date, greet: boolean): EngineAnswer {
-  const { greeting, escalation } = site.snapshot.brand.concierge;
+function dontKnow(index: ContentIndex, near: Passage[], now: Date, greet: boolean): EngineAnswer {
+  // The greeting and escalation come from the index, where they passed the same untrusted-text rule.
+  const { greeting, escalation } = index;
   const fallback = `I don't know: nothing published on ${index.brandName}'s site answers that.`;
-  const next = escalation?.trim() || 'Try one of the suggested questions.';
+  const next = escalation || 'Try one of the suggested questions.';
   return {
     answered: false,
-    answer: greet && greeting?.trim() ? greeting.trim() : `${fallback} ${next}`,
+    answer: greet && greeting ? greeting : `${fallback} ${next}`,
     segments: [],
     sources: [],
     suggestions: suggestionsFor(index, near, now),
@@ -132,19 +133,14 @@ function dontKnow(site: PublishedSite, index: ContentIndex, near: Passage[], now
 }
 
 /** Answers from one content index. Pure given the index and `now`. */
-export function answerFromIndex(
-  site: PublishedSite,
-  index: ContentIndex,
-  question: ConciergeQuestion,
-  now: Date,
-): EngineAnswer {
+export function answerFromIndex(index: ContentIndex, question: ConciergeQuestion, now: Date): EngineAnswer {
   let primary = termsOf(question.text);
   let context = [...new Set(question.previous.slice(-CONTEXT_TURNS).flatMap((text) => termsOf(text)))].filter(
     (term) => !primary.includes(term),
   );
   // "Tell me more" carries no topic of its own: it asks the previous question again.
   if (primary.length === 0 && context.length > 0) [primary, context] = [context, []];
-  if (primary.length === 0) return dontKnow(site, index, [], now, true);
+  if (primary.length === 0) return dontKnow(index, [], now, true);
 
   const weights = new Map<string, number>([
     ...context.map((term) => [term, CONTEXT_WEIGHT] as const),
@@ -179,7 +175,7 @@ export function answerFromIndex(
   }
   if (candidates.length === 0) {
     const near = all.filter((candidate) => candidate.covered > 0).map((candidate) => candidate.passage);
-    return dontKnow(site, index, near, now, false);
+    return dontKnow(index, near, now, false);
   }
 
   candidates.sort((a, b) => b.covered - a.covered || b.score - a.score);
@@ -202,7 +198,7 @@ export function answerFromIndex(
     segments.push({ text, source });
     length += text.length;
   }
-  if (segments.length === 0) return dontKnow(site, index, [], now, false);
+  if (segments.length === 0) return dontKnow(index, [], now, false);
   return {
     answered: true,
     answer: segments.map((segment) => `${segment.text} [${segment.source}]`).join(' '),
@@ -217,7 +213,7 @@ export function createExtractiveEngine(cache: ContentIndexCache): ConciergeEngin
   return {
     name: 'extractive',
     async answer(site, question, now) {
-      return answerFromIndex(site, cache.get(site), question, now);
+      return answerFromIndex(cache.get(site), question, now);
     },
   };
 }

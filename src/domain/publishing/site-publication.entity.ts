@@ -18,6 +18,8 @@ export const SitePublicationSchema = defineEntity({
     /** The canonical origin the pages were rendered for (a verified custom domain, else the brand subdomain). */
     origin: p.string().length(300).nullable(),
     reasons: p.array<string>().default([]),
+    /** `PUBLICATION_FORMAT` when it was written: older ones are republished on start (see `republishOutdatedSites`). */
+    format: p.integer(),
     createdAt: createdAtProperty(),
   },
   uniques: [{ properties: ['workspace', 'version'] }],

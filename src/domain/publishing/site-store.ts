@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { LRUCache } from 'lru-cache';
 import type { PublishedSite, RenderedFile, RenderedPage, RenderedSite } from '../../public/brand-site/site-model.ts';
-import type { SiteSnapshot } from './site-snapshot.ts';
+import { publicSnapshot } from './site-snapshot.ts';
 import { SiteDocument } from './site-document.entity.ts';
 import { SitePublication } from './site-publication.entity.ts';
 
@@ -197,7 +197,9 @@ export function createSiteReader(
         version: publication.version,
         publishedAt: publication.createdAt.toISOString(),
         origin: publication.origin ?? fallbackOrigin(site),
-        snapshot: publication.snapshot as unknown as SiteSnapshot,
+        // Read back through the public projection: a publication stored before a field became internal
+        // must not hand that field to the concierge or the hand-off.
+        snapshot: publicSnapshot(publication.snapshot),
       };
       sites.set(key, published);
       return published;

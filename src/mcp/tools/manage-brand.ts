@@ -68,12 +68,26 @@ export default defineTool({
       .describe(
         'update_brandbook | update_profile | update_voice | update_concierge (get is deprecated here: use query_brand)',
       ),
-    brandbook: BrandbookUpdate.strict().optional().describe('update_brandbook: colours (hex), fonts, logoUrl, rules.'),
+    brandbook: BrandbookUpdate.strict()
+      .optional()
+      .describe(
+        'update_brandbook: colours (hex), fonts, logoUrl (public, they style the brand site), rules (internal).',
+      ),
     profile: ProfileUpdate.strict()
       .optional()
-      .describe('update_profile: displayName, tagline, description, website, contactEmail, sameAs.'),
-    voice: VoiceUpdate.strict().optional().describe('update_voice: tone, personality, doSay, dontSay, sampleCopy.'),
-    concierge: ConciergeUpdate.strict().optional().describe('update_concierge: enabled, greeting, faq, escalation.'),
+      .describe(
+        'update_profile (public, shown on the brand site): displayName, tagline, description, website, contactEmail, sameAs.',
+      ),
+    voice: VoiceUpdate.strict()
+      .optional()
+      .describe(
+        'update_voice (internal guidance for copy, never published): tone, personality, doSay, dontSay, sampleCopy.',
+      ),
+    concierge: ConciergeUpdate.strict()
+      .optional()
+      .describe(
+        'update_concierge: enabled, greeting, faq, escalation (public: the concierge quotes them to visitors).',
+      ),
     expectedVersion: ExpectedVersion,
   }),
   output: z.looseObject({ action: z.enum(ACTIONS), brand: BrandOut, workspace: WorkspaceEcho.optional() }),

@@ -83,7 +83,18 @@ export default defineTool({
       .max(200)
       .optional()
       .describe('create/update: campaign name; create_variant/update_variant: variant label.'),
-    objective: z.string().max(2000).nullish().describe('create/update: what the campaign should achieve.'),
+    objective: z
+      .string()
+      .max(2000)
+      .nullish()
+      .describe('create/update: what the campaign should achieve. Internal: never shown on the brand site.'),
+    publicSummary: z
+      .string()
+      .max(1000)
+      .nullish()
+      .describe(
+        "create/update: PUBLIC one-paragraph summary shown to anyone on the brand site (the campaign page's lead, lists, llms.txt, the concierge). Write it for shoppers; null uses the active variant's copy.",
+      ),
     productIds: z.array(Ids.product).max(20).optional().describe('create/update: products it promotes.'),
     channels: z.array(z.enum(CHANNELS)).max(3).optional().describe('create/update: web, email, social.'),
     conversionGoals: z
@@ -131,12 +142,14 @@ export default defineTool({
   }),
   actions: {
     create: defineAction({
-      summary: 'a new draft campaign (name required; objective, productIds, channels, schedule optional).',
+      summary:
+        'a new draft campaign (name required; objective, publicSummary, productIds, channels, schedule optional).',
       permission: 'content:write',
       input: z.object({
         action: z.literal('create'),
         name: z.string(),
         objective: z.string().nullish(),
+        publicSummary: z.string().nullish(),
         productIds: z.array(z.string()).optional(),
         channels: z.array(z.enum(CHANNELS)).optional(),
         conversionGoals: z.array(z.string()).optional(),
@@ -149,13 +162,15 @@ export default defineTool({
       },
     }),
     update: defineAction({
-      summary: 'change name, objective, products, channels, schedule; status "archived" archives, "ready" restores.',
+      summary:
+        'change name, objective, publicSummary, products, channels, schedule; status "archived" archives, "ready" restores.',
       permission: 'content:write',
       input: z.object({
         action: z.literal('update'),
         campaignId: Ids.campaign,
         name: z.string().optional(),
         objective: z.string().nullish(),
+        publicSummary: z.string().nullish(),
         productIds: z.array(z.string()).optional(),
         channels: z.array(z.enum(CHANNELS)).optional(),
         conversionGoals: z.array(z.string()).optional(),

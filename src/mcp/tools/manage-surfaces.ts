@@ -39,15 +39,29 @@ export default defineTool({
         'create_surface | create_zone (list_surfaces, get_surface and list_zones are deprecated here: use query_surfaces)',
       ),
     surfaceId: Ids.surface.optional().describe('create_zone: the surface the zone belongs to.'),
-    name: z.string().max(120).optional().describe('create_surface / create_zone (required).'),
+    name: z
+      .string()
+      .max(120)
+      .optional()
+      .describe(
+        'create_surface / create_zone (required): an internal label, never shown on the brand site (a brand page is titled from its path, a zone shows the names of the campaigns in it).',
+      ),
     kind: z
       .string()
       .max(20)
       .optional()
       .describe(`create_surface: ${SURFACE_KINDS.join(', ')}; create_zone: ${ZONE_KINDS.join(', ')}.`),
-    path: z.string().max(200).nullish().describe('create_surface kind=brand_page: the page path, e.g. /summer.'),
+    path: z
+      .string()
+      .max(200)
+      .nullish()
+      .describe('create_surface kind=brand_page: the page path, e.g. /summer (public: the page is titled "Summer").'),
     channel: z.string().max(40).nullish().describe('create_surface kind=social: the network, e.g. instagram.'),
-    description: z.string().max(1000).nullish().describe('create_surface: what the surface is for.'),
+    description: z
+      .string()
+      .max(1000)
+      .nullish()
+      .describe('create_surface: what the surface is for. Internal: never shown on the brand site.'),
     key: z.string().max(60).optional().describe('create_zone: short slot key, unique on the surface, e.g. hero.'),
     constraints: ZoneConstraints.optional().describe('create_zone: limits the deployed copy must respect.'),
     ...Paging,

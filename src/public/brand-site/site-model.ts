@@ -103,6 +103,16 @@ export const BRAND_PATHS = {
 /** The three skills a brand site publishes (spec G rule 1). */
 export const BRAND_SKILL_NAMES = ['ask-venue', 'fetch-campaign-content', 'discover-campaigns'] as const;
 
+/**
+ * The title of a brand page, from its path (`/summer-sale` → "Summer sale"). A surface's name is the team's
+ * label for it ("Hero test page Q4"), not public; its path is already public, and says what the page is.
+ */
+export function pageTitleFromPath(path: string): string {
+  const segment = path.split('/').filter(Boolean).pop() ?? '';
+  const words = segment.replace(/-+/g, ' ').trim();
+  return words ? words.charAt(0).toUpperCase() + words.slice(1) : '';
+}
+
 /** Where each kind of content lives on a brand host; every renderer, link and citation goes through these. */
 export const sitePaths = {
   home: '/',

@@ -130,7 +130,13 @@ const INSTRUCTION_PATTERNS: RegExp[] = [
   /\b(?:as an ai|language model|chatgpt|openai|anthropic|claude|gemini|llm|jailbreak|prompt injection|do anything now|dan mode)\b/,
   /\b(?:assistant|system|user|developer)\s*:/,
   /\b(?:respond|reply|answer|output|print|write|say|repeat|return)\s+(?:only|exactly|with|the following|verbatim)\b/,
-  /\b(?:api[\s_-]?key|password|passcode|secret key|access token|credentials?)\b/,
+  // Machine secrets have no place in shopper copy. Passwords do ("reset your password from the sign-in page"),
+  // so they count only when something asks for one to be handed over.
+  /\b(?:api[\s_-]?keys?|secret keys?|access tokens?|bearer tokens?|private keys?)\b/,
+  /\b(?:reveal|share|send|give|tell|print|show|leak|disclose|expose|output|list|dump|paste|email)\b[^.!?\n]{0,60}\b(?:passwords?|passcodes?|credentials?)\b/,
+  // Anything shaped like a credential: this platform's API keys (`cpk_…`), common provider key prefixes, JWTs.
+  /\b(?:cpk|sk|pk|rk|ghp|gho|xox[abp])[_-][a-z0-9_-]{8,}/,
+  /\beyj[a-z0-9_-]{10,}\.[a-z0-9_-]{10,}/,
   /\b(?:click here|click the link|follow (?:this|the) link|visit (?:our|this|the) (?:site|website|page|link)|dm us|whatsapp|telegram|wire transfer|bitcoin|crypto(?:currency)?)\b/,
   /\b(?:product_data|<\/?\s*system)\b/,
 ];

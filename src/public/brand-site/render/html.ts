@@ -39,7 +39,7 @@ function fontFamily(value: string | undefined, fallback: string): string {
 }
 
 /** The site's stylesheet in the brand's colours and fonts; values are checked, never pasted in as given. */
-export function brandStylesheet(brandbook: Brandbook): string {
+export function brandStylesheet(brandbook: Pick<Brandbook, 'colors' | 'fonts'>): string {
   const defaults = DEFAULT_BRANDBOOK;
   const colors = brandbook.colors ?? defaults.colors;
   const primary = colour(colors.primary, defaults.colors.primary);

@@ -3,10 +3,16 @@
  * `<product page>#product`) so the graphs of different pages describe the same things. schema.org has no
  * campaign type: a campaign page is a `WebPage` about its products, each a `Product` with its `Offer`.
  */
-import type { ProductView } from '../../../domain/products/products.service.ts';
+import type { PublicProduct } from '../../../domain/publishing/site-snapshot.ts';
 import { sitePaths } from '../site-model.ts';
 import type { JsonLdNode } from './content.ts';
-import type { SiteIndex, SnapshotCampaign, SurfacePage } from './site-index.ts';
+import {
+  campaignBlurb,
+  surfaceSummary,
+  type SiteIndex,
+  type SnapshotCampaign,
+  type SurfacePage,
+} from './site-index.ts';
 import { absoluteUrl, isoTime, safeUrl, schemaPrice } from './text.ts';
 
 /** Drops empty members (null, '', []) so nodes only state what is known. */
@@ -31,7 +37,7 @@ function httpUrls(urls: readonly string[]): string[] {
 }
 
 /** The product's images that are safe to link, as given (absolute, or relative like the HTML's `<img>`). */
-export function productImages(product: ProductView): string[] {
+export function productImages(product: PublicProduct): string[] {
   return product.images
     .map((url) => safeUrl(url))
     .filter((url): url is string => url !== null && !/^mailto:/i.test(url));
@@ -84,7 +90,7 @@ export function webPageNode(
 /** A product with its offer; `validity` adds the campaign's dates when the offer is shown on a campaign page. */
 export function productNode(
   index: SiteIndex,
-  product: ProductView,
+  product: PublicProduct,
   validity: { validFrom: string | null; validThrough: string | null } | null = null,
 ): JsonLdNode {
   const url = productPageUrl(index, product.id);
@@ -124,7 +130,7 @@ export function campaignGraph(index: SiteIndex, campaign: SnapshotCampaign, last
     webPageNode(index, {
       path: sitePaths.campaign(campaign.slug),
       name: campaign.name,
-      description: campaign.objective,
+      description: campaignBlurb(index, campaign),
       datePublished: campaign.publishedAt ? isoTime(campaign.publishedAt) : null,
       dateModified: lastModified,
       about: products.map((product) => ({ '@id': productId(index, product.id) })),
@@ -133,7 +139,7 @@ export function campaignGraph(index: SiteIndex, campaign: SnapshotCampaign, last
   ];
 }
 
-export function productGraph(index: SiteIndex, product: ProductView): JsonLdNode[] {
+export function productGraph(index: SiteIndex, product: PublicProduct): JsonLdNode[] {
   return [
     webPageNode(index, {
       path: sitePaths.product(product.id),
@@ -171,7 +177,7 @@ export function listPageGraph(
 }
 
 export function surfaceGraph(index: SiteIndex, page: SurfacePage): JsonLdNode[] {
-  return [webPageNode(index, { path: page.path, name: page.surface.name, description: page.surface.description })];
+  return [webPageNode(index, { path: page.path, name: page.title, description: surfaceSummary(page) })];
 }
 
 export function homeGraph(index: SiteIndex): JsonLdNode[] {

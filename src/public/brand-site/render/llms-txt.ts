@@ -8,7 +8,7 @@ import { BRAND_PATHS, BRAND_SKILL_NAMES, sitePaths } from '../site-model.ts';
 import { SKILLS_INDEX_PATH, skillPath } from '../../well-known/agent-skills.ts';
 import { markdownLine, markdownLink, markdownParagraphs } from './markdown.ts';
 import { campaignLink, productLink } from './pages.ts';
-import type { SiteIndex } from './site-index.ts';
+import { surfaceSummary, type SiteIndex } from './site-index.ts';
 import type { LinkItem } from './content.ts';
 import { oneLine } from './text.ts';
 
@@ -54,7 +54,13 @@ export function renderBrandLlmsTxt(index: SiteIndex, sitemapPath: string): strin
     '',
   );
   if (index.campaigns.length === 0) lines.push('No campaign is running right now.', '');
-  else lines.push('## Campaigns', '', ...index.campaigns.map((campaign) => item(index, campaignLink(campaign))), '');
+  else
+    lines.push(
+      '## Campaigns',
+      '',
+      ...index.campaigns.map((campaign) => item(index, campaignLink(index, campaign))),
+      '',
+    );
   if (index.products.length > 0) {
     lines.push('## Products', '', ...index.products.map((product) => item(index, productLink(product))), '');
   }
@@ -70,11 +76,7 @@ export function renderBrandLlmsTxt(index: SiteIndex, sitemapPath: string): strin
     resource(index, 'Campaigns', sitePaths.campaigns, 'every live campaign'),
     resource(index, 'Products', sitePaths.products, 'every product in a live campaign'),
     ...index.surfacePages.map((page) =>
-      item(index, {
-        text: page.surface.name,
-        href: sitePaths.surface(page.path),
-        note: page.surface.description ? oneLine(page.surface.description, 200) : null,
-      }),
+      item(index, { text: page.title, href: sitePaths.surface(page.path), note: surfaceSummary(page) }),
     ),
     '',
     '## Agent resources',

@@ -3,11 +3,18 @@
  * markdown writers both render. One builder per kind of page: home, campaign index and campaign pages,
  * product index and product pages, and `brand_page` surfaces with their zones.
  */
-import type { ProductView } from '../../../domain/products/products.service.ts';
+import type { PublicProduct } from '../../../domain/publishing/site-snapshot.ts';
 import { sitePaths } from '../site-model.ts';
 import type { Block, Fact, LinkItem, PageContent } from './content.ts';
 import { campaignGraph, homeGraph, listPageGraph, productGraph, productImages, surfaceGraph } from './json-ld.ts';
-import type { PlacedZone, SiteIndex, SnapshotCampaign, SurfacePage } from './site-index.ts';
+import {
+  campaignBlurb,
+  surfaceSummary,
+  type PlacedZone,
+  type SiteIndex,
+  type SnapshotCampaign,
+  type SurfacePage,
+} from './site-index.ts';
 import { campaignDates, displayDate, displayPrice, oneLine, safeUrl } from './text.ts';
 
 export const EMPTY_TEXT = {
@@ -16,20 +23,23 @@ export const EMPTY_TEXT = {
   products: 'No product is on show right now.',
 } as const;
 
-/** One line about a campaign for lists: its objective and its dates. */
-export function campaignSummary(campaign: SnapshotCampaign): string | null {
-  // "Autumn offer; runs 2026-11-01 to 2026-11-30": the objective's final full stop would stand before the ';'.
-  const objective = campaign.objective ? oneLine(campaign.objective, 200).replace(/\.$/, '') : null;
-  const parts = [objective, campaignDates(campaign.startsAt, campaign.endsAt)];
+/** One line about a campaign for lists: its blurb and its dates. */
+export function campaignSummary(index: SiteIndex, campaign: SnapshotCampaign): string | null {
+  // "Autumn offer; runs 2026-11-01 to 2026-11-30": the blurb's final full stop would stand before the ';'.
+  const blurb = campaignBlurb(index, campaign);
+  const parts = [
+    blurb ? oneLine(blurb, 200).replace(/\.$/, '') : null,
+    campaignDates(campaign.startsAt, campaign.endsAt),
+  ];
   const summary = parts.filter(Boolean).join('; ');
   return summary || null;
 }
 
-export function campaignLink(campaign: SnapshotCampaign): LinkItem {
-  return { text: campaign.name, href: sitePaths.campaign(campaign.slug), note: campaignSummary(campaign) };
+export function campaignLink(index: SiteIndex, campaign: SnapshotCampaign): LinkItem {
+  return { text: campaign.name, href: sitePaths.campaign(campaign.slug), note: campaignSummary(index, campaign) };
 }
 
-export function productLink(product: ProductView): LinkItem {
+export function productLink(product: PublicProduct): LinkItem {
   return { text: product.title, href: sitePaths.product(product.id), note: displayPrice(product) };
 }
 
@@ -40,26 +50,31 @@ function linksOrEmpty(links: LinkItem[], empty: string): Block {
 
 /**
  * How a deployed campaign appears in a zone: a slot when it has an active variant; otherwise a fixed teaser
- * (name, objective, link), because a slot without a variant renders nothing (see fragments.ts).
+ * (its public summary and a link), because a slot without a variant renders nothing (see fragments.ts).
  */
 function campaignPlacement(index: SiteIndex, campaign: SnapshotCampaign, placed: PlacedZone): Block[] {
   if ((index.variantsByCampaign.get(campaign.id) ?? []).length > 0) {
     return [{ kind: 'slot', slot: { campaignId: campaign.id, zoneId: placed.zone.id, surfaceId: placed.surfaceId } }];
   }
   return [
-    { kind: 'heading', level: 3, text: campaign.name },
-    ...(campaign.objective ? [{ kind: 'text' as const, text: campaign.objective }] : []),
+    ...(campaign.summary ? [{ kind: 'text' as const, text: campaign.summary }] : []),
     { kind: 'links', links: [{ text: `See ${oneLine(campaign.name, 120)}`, href: sitePaths.campaign(campaign.slug) }] },
   ];
 }
 
+/**
+ * A zone's section: each campaign placed there under its own name. A zone's name is the team's label for the
+ * slot ("Hero"), not something to show visitors; its key is a short identifier and anchors the section.
+ */
 function zoneBlocks(index: SiteIndex, zones: PlacedZone[]): Block[] {
   const blocks: Block[] = [];
   for (const placed of zones) {
     const anchor = /^[a-z0-9][a-z0-9-]*$/.test(placed.zone.key) ? `zone-${placed.zone.key}` : null;
-    blocks.push({ kind: 'heading', level: 2, text: placed.zone.name, anchor });
     if (placed.campaigns.length === 0) blocks.push({ kind: 'empty', text: EMPTY_TEXT.zone });
-    for (const campaign of placed.campaigns) blocks.push(...campaignPlacement(index, campaign, placed));
+    placed.campaigns.forEach((campaign, position) => {
+      blocks.push({ kind: 'heading', level: 2, text: campaign.name, anchor: position === 0 ? anchor : null });
+      blocks.push(...campaignPlacement(index, campaign, placed));
+    });
   }
   return blocks;
 }
@@ -90,7 +105,12 @@ export function homePage(index: SiteIndex): PageContent {
   if (profile.description) blocks.push({ kind: 'text', text: profile.description });
   if (index.homeSurface) blocks.push(...zoneBlocks(index, index.homeSurface.zones));
   blocks.push({ kind: 'heading', level: 2, text: 'Campaigns' });
-  blocks.push(linksOrEmpty(index.campaigns.map(campaignLink), EMPTY_TEXT.campaigns));
+  blocks.push(
+    linksOrEmpty(
+      index.campaigns.map((campaign) => campaignLink(index, campaign)),
+      EMPTY_TEXT.campaigns,
+    ),
+  );
   blocks.push({ kind: 'heading', level: 2, text: 'Products' });
   blocks.push(linksOrEmpty(index.products.map(productLink), EMPTY_TEXT.products));
   if (concierge.faq.length > 0) {
@@ -121,7 +141,10 @@ export function campaignsIndexPage(index: SiteIndex): PageContent {
     lastModified: index.publishedAt,
     blocks: [
       { kind: 'text', text: `The campaigns ${index.brandName} is running now.`, lead: true },
-      linksOrEmpty(index.campaigns.map(campaignLink), EMPTY_TEXT.campaigns),
+      linksOrEmpty(
+        index.campaigns.map((campaign) => campaignLink(index, campaign)),
+        EMPTY_TEXT.campaigns,
+      ),
     ],
     structuredData: listPageGraph(
       index,
@@ -158,13 +181,14 @@ export function campaignPage(index: SiteIndex, campaign: SnapshotCampaign): Page
   const lastModified = index.campaignLastModified.get(campaign.id) ?? index.publishedAt;
   const products = index.productsByCampaign.get(campaign.id) ?? [];
   const blocks: Block[] = [];
-  if (campaign.objective) blocks.push({ kind: 'text', text: campaign.objective, lead: true });
+  // The lead is the public summary only: without one, the variant below already says what the campaign is.
+  if (campaign.summary) blocks.push({ kind: 'text', text: campaign.summary, lead: true });
   const facts: Fact[] = [];
   if (campaign.startsAt)
     facts.push({ label: 'Starts', value: displayDate(campaign.startsAt), datetime: campaign.startsAt });
   if (campaign.endsAt) facts.push({ label: 'Ends', value: displayDate(campaign.endsAt), datetime: campaign.endsAt });
   if (facts.length > 0) blocks.push({ kind: 'facts', facts });
-  // Without an active variant the page still has the campaign's name and objective (see fragments.ts).
+  // Without an active variant the page still has the campaign's name and summary (see fragments.ts).
   if ((index.variantsByCampaign.get(campaign.id) ?? []).length > 0) {
     blocks.push({ kind: 'slot', slot: { campaignId: campaign.id, zoneId: null, surfaceId: null } });
   }
@@ -174,7 +198,7 @@ export function campaignPage(index: SiteIndex, campaign: SnapshotCampaign): Page
   return {
     path: sitePaths.campaign(campaign.slug),
     title: campaign.name,
-    description: campaign.objective ? oneLine(campaign.objective) : null,
+    description: campaignBlurb(index, campaign),
     lastModified,
     blocks,
     structuredData: campaignGraph(index, campaign, lastModified),
@@ -182,7 +206,7 @@ export function campaignPage(index: SiteIndex, campaign: SnapshotCampaign): Page
   };
 }
 
-export function productPage(index: SiteIndex, product: ProductView): PageContent {
+export function productPage(index: SiteIndex, product: PublicProduct): PageContent {
   const blocks: Block[] = [];
   if (product.description) blocks.push({ kind: 'text', text: product.description, lead: true });
   const facts: Fact[] = [];
@@ -199,7 +223,12 @@ export function productPage(index: SiteIndex, product: ProductView): PageContent
   if (images.length > 0) blocks.push({ kind: 'images', images });
   const featuring = index.campaignsByProduct.get(product.id) ?? [];
   blocks.push({ kind: 'heading', level: 2, text: 'Featured in' });
-  blocks.push(linksOrEmpty(featuring.map(campaignLink), EMPTY_TEXT.campaigns));
+  blocks.push(
+    linksOrEmpty(
+      featuring.map((campaign) => campaignLink(index, campaign)),
+      EMPTY_TEXT.campaigns,
+    ),
+  );
   return {
     path: sitePaths.product(product.id),
     title: product.title,
@@ -212,13 +241,11 @@ export function productPage(index: SiteIndex, product: ProductView): PageContent
 }
 
 export function surfacePage(index: SiteIndex, page: SurfacePage): PageContent {
-  const blocks: Block[] = [];
-  if (page.surface.description) blocks.push({ kind: 'text', text: page.surface.description, lead: true });
-  blocks.push(...zoneBlocks(index, page.zones));
+  const blocks: Block[] = zoneBlocks(index, page.zones);
   return {
     path: sitePaths.surface(page.path),
-    title: page.surface.name,
-    description: page.surface.description ? oneLine(page.surface.description) : null,
+    title: page.title,
+    description: surfaceSummary(page),
     lastModified: index.publishedAt,
     blocks,
     structuredData: surfaceGraph(index, page),

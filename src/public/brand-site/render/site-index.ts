@@ -4,11 +4,11 @@
  * Last-Modified. Built once so rendering stays linear in the size of the site (a thousand campaigns must not
  * mean a thousand scans of the campaign list per page).
  */
-import type { ProductView } from '../../../domain/products/products.service.ts';
+import type { PublicProduct } from '../../../domain/publishing/site-snapshot.ts';
 import type { SiteSnapshot } from '../../../domain/publishing/site-snapshot.ts';
 import { brandIdentity } from '../../well-known/agent-card.ts';
-import { BRAND_PATHS, sitePaths, type PublishedSite } from '../site-model.ts';
-import { isoTime, latestTime } from './text.ts';
+import { BRAND_PATHS, pageTitleFromPath, sitePaths, type PublishedSite } from '../site-model.ts';
+import { isoTime, latestTime, oneLine } from './text.ts';
 
 export type SnapshotCampaign = SiteSnapshot['campaigns'][number];
 export type SnapshotSurface = SiteSnapshot['surfaces'][number];
@@ -26,6 +26,8 @@ export interface PlacedZone {
 export interface SurfacePage {
   surface: SnapshotSurface;
   path: string;
+  /** The page's public title, from its path (the surface's name is internal). */
+  title: string;
   zones: PlacedZone[];
 }
 
@@ -37,10 +39,10 @@ export interface SiteIndex {
   campaigns: SnapshotCampaign[];
   campaignById: Map<string, SnapshotCampaign>;
   /** Every product linked to a published campaign, once, in order of first appearance. */
-  products: ProductView[];
+  products: PublicProduct[];
   campaignsByProduct: Map<string, SnapshotCampaign[]>;
   /** Each campaign's products, each once, in the campaign's order. */
-  productsByCampaign: Map<string, ProductView[]>;
+  productsByCampaign: Map<string, PublicProduct[]>;
   /** Active variants by campaign id, ordered by id (the order the sticky choice hashes over). */
   variantsByCampaign: Map<string, SnapshotVariant[]>;
   /** The brand page at `/`, whose zones are shown on the home page. */
@@ -123,13 +125,13 @@ export function buildSiteIndex(site: PublishedSite): SiteIndex {
     campaigns.push(campaign);
   }
 
-  const productById = new Map<string, ProductView>();
+  const productById = new Map<string, PublicProduct>();
   const campaignsByProduct = new Map<string, SnapshotCampaign[]>();
-  const productsByCampaign = new Map<string, ProductView[]>();
+  const productsByCampaign = new Map<string, PublicProduct[]>();
   const variantsByCampaign = new Map<string, SnapshotVariant[]>();
   const campaignLastModified = new Map<string, string>();
   for (const campaign of campaigns) {
-    const ownProducts = new Map<string, ProductView>();
+    const ownProducts = new Map<string, PublicProduct>();
     for (const product of campaign.products) {
       if (ownProducts.has(product.id)) continue;
       ownProducts.set(product.id, product);
@@ -161,7 +163,12 @@ export function buildSiteIndex(site: PublishedSite): SiteIndex {
     const path = normalizeSurfacePath(surface.path);
     if (!path || takenPaths.has(path) || isReservedPath(path)) continue;
     takenPaths.add(path);
-    const page: SurfacePage = { surface, path, zones: placeZones(surface, campaignById, at) };
+    const page: SurfacePage = {
+      surface,
+      path,
+      title: pageTitleFromPath(path) || brandIdentity(site).name,
+      zones: placeZones(surface, campaignById, at),
+    };
     if (path === sitePaths.home) homeSurface = page;
     else surfacePages.push(page);
   }
@@ -181,4 +188,20 @@ export function buildSiteIndex(site: PublishedSite): SiteIndex {
     surfacePages,
     campaignLastModified,
   };
+}
+
+/**
+ * What the site says about a campaign where it has one line (lists, meta descriptions, JSON-LD, llms.txt):
+ * its public summary, else the headline of its first active variant — copy written for the page anyway. The
+ * snapshot holds no internal field (see site-snapshot.ts), so there is nothing else this could fall back to.
+ */
+export function campaignBlurb(index: SiteIndex, campaign: SnapshotCampaign): string | null {
+  const text = campaign.summary ?? index.variantsByCampaign.get(campaign.id)?.[0]?.headline ?? null;
+  return text ? oneLine(text) || null : null;
+}
+
+/** A brand page's one line: the campaigns it features now (its surface's description is internal). */
+export function surfaceSummary(page: SurfacePage): string | null {
+  const names = [...new Set(page.zones.flatMap((zone) => zone.campaigns.map((campaign) => oneLine(campaign.name))))];
+  return names.length > 0 ? `Featuring ${names.join(', ')}.` : null;
 }
