@@ -90,6 +90,8 @@ export const ERROR_TABLE = {
 
   // A job's `error.code` (job views, task results): how its workflow ended when no activity code applies.
   job_failed: refusal(500, JSON_RPC.internalError),
+  /** The workflow could not be started (Temporal unreachable); the job row says to try again. */
+  start_failed: { status: 503, jsonRpc: JSON_RPC.internalError, retryable: true },
   generation_failed: refusal(500, JSON_RPC.internalError),
   import_failed: refusal(500, JSON_RPC.internalError),
   film_failed: refusal(500, JSON_RPC.internalError),
