@@ -1,20 +1,24 @@
 /**
- * The activity edge of the error model: domain `AppError`s that retrying cannot fix (bad input, not found,
- * conflicts, insufficient credits) become non-retryable `ApplicationFailure`s carrying the stable code as
- * their type; everything else stays retryable under the activity's retry policy.
+ * The activity edge of the error model. DO NOT throw domain errors past it: every `AppError` becomes an
+ * `ApplicationFailure` whose type is its stable code (workflows read it as the job's error code,
+ * `workflows/job-endings.ts`) and which is non-retryable unless `ERROR_TABLE` says a retry can help (bad input,
+ * not found, conflicts, insufficient credits fail at once; `unavailable` waits for the retry policy). Anything
+ * else stays retryable under the activity's retry policy.
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { CreativeProviderError } from '../../src/domain/creative/openai/openai-engines.ts';
-import { AppError } from '../../src/errors.ts';
-
-const NON_RETRYABLE = new Set(['validation_failed', 'not_found', 'conflict', 'insufficient_credits', 'forbidden']);
+import { AppError, ERROR_TABLE, type ErrorCode } from '../../src/errors.ts';
 
 export async function translateErrors<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof AppError && NON_RETRYABLE.has(error.code)) {
-      throw ApplicationFailure.create({ message: error.message, type: error.code, nonRetryable: true });
+    if (error instanceof AppError) {
+      throw ApplicationFailure.create({
+        message: error.message,
+        type: error.code,
+        nonRetryable: !ERROR_TABLE[error.code].retryable,
+      });
     }
     // A provider that refuses the request (bad key, bad model, policy) will refuse it again: fail now. Timeouts,
     // rate limits and server errors stay retryable.
@@ -28,7 +32,7 @@ export async function translateErrors<T>(work: () => Promise<T>): Promise<T> {
     ) {
       throw ApplicationFailure.create({
         message: error.message,
-        type: 'creative_provider_refused',
+        type: 'creative_provider_refused' satisfies ErrorCode,
         nonRetryable: true,
       });
     }

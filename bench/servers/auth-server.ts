@@ -11,7 +11,7 @@ import Koa from 'koa';
 import { loadConfigOrExit, processEnv } from '../../src/config.ts';
 import { createContainer } from '../../src/container.ts';
 import { toolServerAuthentication, toolServerOriginCheck } from '../../src/http/middleware/authenticate.ts';
-import { errorBoundary } from '../../src/http/middleware/error-boundary.ts';
+import { errorBoundary, renderErrorsWith, renderJsonRpc } from '../../src/http/middleware/error-boundary.ts';
 import { toolServerRateLimit } from '../../src/http/middleware/rate-limit.ts';
 import { requestId } from '../../src/http/middleware/request-id.ts';
 import { createLogger } from '../../src/logger.ts';
@@ -40,6 +40,7 @@ bare.use((ctx) => {
 const guarded = new Koa();
 guarded.use(requestId());
 guarded.use(errorBoundary(log));
+guarded.use(renderErrorsWith(renderJsonRpc));
 guarded.use(toolServerOriginCheck(config));
 guarded.use(toolServerAuthentication(config, container.authenticator));
 guarded.use(

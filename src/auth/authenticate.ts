@@ -3,7 +3,7 @@
  *
  * Two routes: `Authorization: Bearer <OAuth access token>` and `x-api-key: <workspace API key>`. A token in
  * the query string is refused outright (it would leak into logs and browser history). Every failure is an
- * `AuthenticationFailure` that says what is wrong and whether credentials were presented at all (RFC 6750:
+ * `UnauthenticatedError` whose code says what is wrong and whether credentials were presented at all (RFC 6750:
  * a challenge to a request without credentials carries no error code).
  */
 import type { MikroORM } from '@mikro-orm/postgresql';
@@ -12,30 +12,15 @@ import { roleAtLeast, type Role } from '../domain/workspaces/roles.ts';
 import { runPrepared, type PreparedStatement } from '../db/prepared.ts';
 import { hashApiKeySecret, looksLikeApiKey } from './api-key-secrets.ts';
 import type { Principal } from './principal.ts';
+import { UnauthenticatedError, type UnauthenticatedReason } from '../errors.ts';
 
-export type AuthenticationFailureReason =
-  | 'missing_credentials'
-  | 'conflicting_credentials'
-  | 'token_in_query'
-  | 'malformed_api_key'
-  | 'unknown_api_key'
-  | 'disabled_api_key'
-  | 'api_key_creator_removed'
-  | 'invalid_token';
+/** Why credentials were refused; the error's `code` (see `ERROR_TABLE`). */
+export type AuthenticationFailureReason = Exclude<UnauthenticatedReason, 'unauthenticated'>;
 
-export class AuthenticationFailure extends Error {
-  readonly reason: AuthenticationFailureReason;
-  /** False only when the request carried no credentials at all. */
-  readonly credentialsPresented: boolean;
-  constructor(reason: AuthenticationFailureReason, message: string) {
-    super(message);
-    this.name = 'AuthenticationFailure';
-    this.reason = reason;
-    this.credentialsPresented = reason !== 'missing_credentials';
-  }
-}
+/** Every refusal of this module: an `UnauthenticatedError` whose code is the reason (one path to 401/400). */
+const refused = (reason: AuthenticationFailureReason, message: string) => new UnauthenticatedError(reason, message);
 
-/** Verifies an OAuth bearer token for this resource; throws `AuthenticationFailure('invalid_token')`. */
+/** Verifies an OAuth bearer token for this resource; throws `UnauthenticatedError('invalid_token')`. */
 export type BearerVerifier = (token: string) => Promise<Principal>;
 
 export interface CredentialSource {
@@ -110,16 +95,16 @@ export function createAuthenticator(deps: { orm: MikroORM; verifyBearer?: Bearer
 
   async function authenticateApiKey(secret: string): Promise<Principal> {
     if (!looksLikeApiKey(secret)) {
-      throw new AuthenticationFailure(
+      throw refused(
         'malformed_api_key',
         'Malformed API key: expected "cpk_" followed by 43 characters, as shown once when the key was created',
       );
     }
     const { key, fresh } = await lookUp(hashApiKeySecret(secret));
-    if (!key) throw new AuthenticationFailure('unknown_api_key', 'Unknown API key');
-    if (key.deleted_at) throw new AuthenticationFailure('unknown_api_key', "This API key's workspace was deleted");
+    if (!key) throw refused('unknown_api_key', 'Unknown API key');
+    if (key.deleted_at) throw refused('unknown_api_key', "This API key's workspace was deleted");
     if (key.disabled_at) {
-      throw new AuthenticationFailure(
+      throw refused(
         'disabled_api_key',
         `This API key was disabled on ${new Date(key.disabled_at).toISOString()}; create a new one in Settings > API keys`,
       );
@@ -129,7 +114,7 @@ export function createAuthenticator(deps: { orm: MikroORM; verifyBearer?: Bearer
     let role = key.role;
     if (key.created_by_id) {
       if (!key.member_role) {
-        throw new AuthenticationFailure(
+        throw refused(
           'api_key_creator_removed',
           "This API key's creator is no longer a member of the workspace; create a new key",
         );
@@ -160,7 +145,7 @@ export function createAuthenticator(deps: { orm: MikroORM; verifyBearer?: Bearer
   return {
     async authenticate(source: CredentialSource): Promise<Principal> {
       if (QUERY_TOKEN_PARAMETERS.some((name) => source.query[name] !== undefined)) {
-        throw new AuthenticationFailure(
+        throw refused(
           'token_in_query',
           'Credentials in the query string are refused: send Authorization: Bearer <token> or an x-api-key header',
         );
@@ -170,7 +155,7 @@ export function createAuthenticator(deps: { orm: MikroORM; verifyBearer?: Bearer
       // Two credentials could name two workspaces or two people; acting on either would be a guess, and
       // accepting a garbage one beside a valid one hides a client bug (or a probe). One request, one credential.
       if (authorization && apiKey) {
-        throw new AuthenticationFailure(
+        throw refused(
           'conflicting_credentials',
           'Send exactly one credential: either Authorization: Bearer <access token> or x-api-key, not both',
         );
@@ -178,13 +163,13 @@ export function createAuthenticator(deps: { orm: MikroORM; verifyBearer?: Bearer
       if (authorization) {
         const match = /^Bearer\s+(\S+)$/i.exec(authorization);
         if (!match?.[1]) {
-          throw new AuthenticationFailure('invalid_token', 'The Authorization header must be "Bearer <access token>"');
+          throw refused('invalid_token', 'The Authorization header must be "Bearer <access token>"');
         }
-        if (!deps.verifyBearer) throw new AuthenticationFailure('invalid_token', 'The access token is not valid');
+        if (!deps.verifyBearer) throw refused('invalid_token', 'The access token is not valid');
         return deps.verifyBearer(match[1]);
       }
       if (apiKey) return authenticateApiKey(apiKey);
-      throw new AuthenticationFailure(
+      throw refused(
         'missing_credentials',
         'Authentication required: send Authorization: Bearer <access token> (OAuth) or x-api-key: <workspace API key>',
       );

@@ -10,7 +10,8 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type Provider from 'oidc-provider';
 import type { Config } from '../config.ts';
 import type { Role } from '../domain/workspaces/roles.ts';
-import { AuthenticationFailure, type BearerVerifier } from './authenticate.ts';
+import type { BearerVerifier } from './authenticate.ts';
+import { UnauthenticatedError } from '../errors.ts';
 import { canonicalResource } from './oidc/provider.ts';
 import type { Principal } from './principal.ts';
 
@@ -27,7 +28,7 @@ interface BindingRow {
 }
 
 const LAST_USED_RESOLUTION_MS = 60_000;
-const invalid = (message: string) => new AuthenticationFailure('invalid_token', message);
+const invalid = (message: string) => new UnauthenticatedError('invalid_token', message);
 
 export function createBearerVerifier(deps: { provider: Provider; orm: MikroORM; config: Config }): BearerVerifier {
   const expectedAudience = canonicalResource(deps.config.urls.mcp);

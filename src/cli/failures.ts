@@ -1,11 +1,14 @@
 /**
- * What the CLI says when it cannot do its work because of its surroundings rather than its input: the database
- * or Temporal cannot be reached, the schema is missing, the cookie secret does not match the API's. Each is one
- * line that names the service, where the CLI looked, and what to do; an operator never sees a stack trace for
- * a stopped stack or a wrong setting.
+ * The CLI edge of the error model: the one line and exit code of a command that failed. Domain errors print
+ * their stable code from `ERROR_TABLE` (`Error (not_found): …`, exit 1). Failures caused by the CLI's
+ * surroundings rather than its input — the database or Temporal cannot be reached, the schema is missing, the
+ * cookie secret does not match the API's — name the service, where the CLI looked, and what to do; an operator
+ * never sees a stack trace for a stopped stack or a wrong setting. Anything else is a bug: one line (the stack
+ * with --debug) and exit 70.
  */
 import type { Config } from '../config.ts';
-import { localServices } from '../dev/local-services.ts';
+import { LocalSecretError, localServices } from '../dev/local-services.ts';
+import { AppError } from '../errors.ts';
 
 /** Socket-level failures of a TCP connection (node's `code` on the error). */
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ECONNRESET']);
@@ -86,4 +89,23 @@ export function describeEnvironmentFailure(error: unknown, config: Config): stri
     return `The cookie secret does not decrypt the OAuth signing keys stored in ${database}: the CLI used ${source}, which is not the API's. Set COOKIE_SECRETS to the API's secret(s).`;
   }
   return undefined;
+}
+
+/** The line to print and the exit code for a command that threw `error`. */
+export function describeFailure(error: unknown, config: Config, debug: boolean): { line: string; exitCode: number } {
+  if (error instanceof AppError) return { line: `Error (${error.code}): ${error.message}`, exitCode: 1 };
+  const message = (error as Error).message ?? String(error);
+  // The sign-in session's own messages (oauth-session.ts) and a missing local secret already say what to do.
+  if (/^(Not signed in|The session)/.test(message) || error instanceof LocalSecretError) {
+    return { line: message, exitCode: 1 };
+  }
+  const failure = describeEnvironmentFailure(error, config);
+  if (failure) return { line: failure, exitCode: 1 };
+  // A bug rather than a setting: still one line (with --debug, the stack for the report).
+  return {
+    line: debug
+      ? ((error as Error).stack ?? message)
+      : `Unexpected error: ${message.split('\n')[0]} (run again with --debug for details)`,
+    exitCode: 70, // EX_SOFTWARE
+  };
 }

@@ -8,12 +8,11 @@ import { readFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { loadConfig, ConfigError, type Config } from '../config.ts';
 import type { Container } from '../container.ts';
-import { LocalSecretError, resolveLocalConfig, withLocalServices } from '../dev/local-services.ts';
+import { resolveLocalConfig, withLocalServices } from '../dev/local-services.ts';
 import { isTerminalJobStatus } from '../domain/jobs/job-status.ts';
-import { AppError } from '../errors.ts';
 import { closeLoopbackAwareFetch } from '../net/loopback-aware-fetch.ts';
 import { createLogger } from '../logger.ts';
-import { describeEnvironmentFailure, TemporalUnreachableError } from './failures.ts';
+import { describeFailure, TemporalUnreachableError } from './failures.ts';
 
 type Options = Record<string, string | boolean | undefined>;
 
@@ -602,27 +601,9 @@ export async function runCli(
       process.stderr.write(`${error.message}\nUsage: campaignctl ${command.usage}\n`);
       return 2;
     }
-    if (error instanceof AppError) {
-      process.stderr.write(`Error (${error.code}): ${error.message}\n`);
-      return 1;
-    }
-    const message = (error as Error).message ?? String(error);
-    if (/^(Not signed in|The session)/.test(message) || error instanceof LocalSecretError) {
-      process.stderr.write(`${message}\n`);
-      return 1;
-    }
-    const failure = describeEnvironmentFailure(error, loaded);
-    if (failure) {
-      process.stderr.write(`${failure}\n`);
-      return 1;
-    }
-    // A bug rather than a setting: still one line (with --debug, the stack for the report).
-    process.stderr.write(
-      options.debug
-        ? `${(error as Error).stack ?? message}\n`
-        : `Unexpected error: ${message.split('\n')[0]} (run again with --debug for details)\n`,
-    );
-    return 70; // EX_SOFTWARE
+    const { line, exitCode } = describeFailure(error, loaded, Boolean(options.debug));
+    process.stderr.write(`${line}\n`);
+    return exitCode;
   } finally {
     await container?.close();
     await closeLoopbackAwareFetch();

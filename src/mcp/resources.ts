@@ -22,7 +22,6 @@ import {
 } from '@modelcontextprotocol/server';
 import { can } from '../auth/permissions.ts';
 import type { Principal } from '../auth/principal.ts';
-import { NotFoundError } from '../errors.ts';
 import type { WorkspaceScope } from '../domain/shared/scope.ts';
 import type { BrandView } from '../domain/brand/brand.service.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../domain/shared/pagination.ts';
@@ -206,36 +205,32 @@ export async function readResource(
 ): Promise<{ contents: Contents[] }> {
   const { scope, services, principal } = caller;
   const ws = principal.workspaceId;
-  try {
-    if (uri === 'svc://capabilities') return { contents: [json(uri, capabilities(caller, compiled))] };
-    if (uri === INSPECTOR_URI && compiled.showsInspector) {
-      return { contents: [{ uri, mimeType: INSPECTOR_MIME, text: inspectorHtml() }] };
-    }
-    if (!compiled.templates.length) throw new ResourceNotFoundError(uri);
-    const match = /^svc:\/\/(org|campaigns|products|surfaces)\/([A-Za-z0-9_]{1,60})(\/brand-guidelines)?$/.exec(uri);
-    if (!match) throw new ResourceNotFoundError(uri);
-    const [, kind, id, guidelines] = match as unknown as [string, string, string, string | undefined];
-    if (kind === 'org') {
-      if (id !== ws) throw new ResourceNotFoundError(uri); // another workspace is simply not there
-      if (guidelines)
-        return { contents: [{ uri, mimeType: MARKDOWN_MIME, text: brandGuidelines(await services.brand.get(scope)) }] };
-      return { contents: [json(uri, await services.organization.get(scope, principal.role))] };
-    }
-    if (guidelines) throw new ResourceNotFoundError(uri);
-    if (kind === 'campaigns') {
-      const campaign = await services.campaigns.get(scope, id);
-      const [variants, deployments] = await Promise.all([
-        services.campaigns.listVariants(scope, { campaignId: id, limit: MAX_PAGE_SIZE }),
-        services.campaigns.listDeployments(scope, { campaignId: id, limit: MAX_PAGE_SIZE }),
-      ]);
-      return { contents: [json(uri, { campaign, variants: variants.items, deployments: deployments.items })] };
-    }
-    if (kind === 'products') return { contents: [json(uri, await services.products.get(scope, id))] };
-    return { contents: [json(uri, await services.surfaces.getSurface(scope, id))] };
-  } catch (error) {
-    if (error instanceof NotFoundError) throw new ResourceNotFoundError(uri);
-    throw error;
+  // A domain `not_found` here becomes the spec's resource-not-found error at the MCP edge (server-factory.ts).
+  if (uri === 'svc://capabilities') return { contents: [json(uri, capabilities(caller, compiled))] };
+  if (uri === INSPECTOR_URI && compiled.showsInspector) {
+    return { contents: [{ uri, mimeType: INSPECTOR_MIME, text: inspectorHtml() }] };
   }
+  if (!compiled.templates.length) throw new ResourceNotFoundError(uri);
+  const match = /^svc:\/\/(org|campaigns|products|surfaces)\/([A-Za-z0-9_]{1,60})(\/brand-guidelines)?$/.exec(uri);
+  if (!match) throw new ResourceNotFoundError(uri);
+  const [, kind, id, guidelines] = match as unknown as [string, string, string, string | undefined];
+  if (kind === 'org') {
+    if (id !== ws) throw new ResourceNotFoundError(uri); // another workspace is simply not there
+    if (guidelines)
+      return { contents: [{ uri, mimeType: MARKDOWN_MIME, text: brandGuidelines(await services.brand.get(scope)) }] };
+    return { contents: [json(uri, await services.organization.get(scope, principal.role))] };
+  }
+  if (guidelines) throw new ResourceNotFoundError(uri);
+  if (kind === 'campaigns') {
+    const campaign = await services.campaigns.get(scope, id);
+    const [variants, deployments] = await Promise.all([
+      services.campaigns.listVariants(scope, { campaignId: id, limit: MAX_PAGE_SIZE }),
+      services.campaigns.listDeployments(scope, { campaignId: id, limit: MAX_PAGE_SIZE }),
+    ]);
+    return { contents: [json(uri, { campaign, variants: variants.items, deployments: deployments.items })] };
+  }
+  if (kind === 'products') return { contents: [json(uri, await services.products.get(scope, id))] };
+  return { contents: [json(uri, await services.surfaces.getSurface(scope, id))] };
 }
 
 function capabilities(caller: ResourceCaller, compiled: CompiledResources) {

@@ -7,10 +7,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { ProtocolError, ProtocolErrorCode, Server, type McpRequestContext } from '@modelcontextprotocol/server';
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  ResourceNotFoundError,
+  Server,
+  type McpRequestContext,
+} from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { Job } from '../domain/jobs/job.entity.ts';
-import { AppError } from '../errors.ts';
+import { AppError, ERROR_TABLE } from '../errors.ts';
 import { actorOf, type Principal } from '../auth/principal.ts';
 import type { Logger } from '../logger.ts';
 import { PLATFORM_NAME, PLATFORM_VERSION } from '../version.ts';
@@ -22,14 +28,6 @@ import { INSPECTOR_MIME, inspectorHtml, UI_EXTENSION } from './ui/campaign-inspe
 import { compileResources, listResources, readResource, type CompiledResources } from './resources.ts';
 import type { McpServices } from './services.ts';
 import { createTaskOperations, createTaskResult, TASKS_EXTENSION, TASK_TOOLS, wantsTask } from './tasks.ts';
-
-/** Thrown by the tools/call handler to hand a task-creation result past the SDK's CallToolResult check. */
-class TaskCreated {
-  readonly result: Record<string, unknown>;
-  constructor(result: Record<string, unknown>) {
-    this.result = result;
-  }
-}
 
 /** The issues of a failed zod validation, when `message` is one (the SDK throws them as plain JSON text). */
 function validationIssues(message: string): { path: (string | number)[]; message: string }[] | null {
@@ -51,13 +49,20 @@ function describeIssues(issues: { path: (string | number)[]; message: string }[]
 }
 
 /**
- * What a failed request handler may tell the client. DO NOT let raw exception text out: the SDK answers any
- * error that is not a `ProtocolError` as "internal error" with the error's own message, which for a request
- * the SDK's schema refused is a dump of validation issues, and for a failure of ours could be anything (SQL,
- * addresses). Domain errors keep their safe message; refused params get a readable one; anything else is
- * logged and answered with a reference id only.
+ * The MCP edge for protocol errors (tool calls answer `isError` results instead: `tool-result.ts`): what a
+ * failed request handler may tell the client. DO NOT let raw exception text out: the SDK answers any error
+ * that is not a `ProtocolError` as "internal error" with the error's own message, which for a request the
+ * SDK's schema refused is a dump of validation issues, and for a failure of ours could be anything (SQL,
+ * addresses). Domain errors keep their safe message and their stable code (`data.code`, with the JSON-RPC
+ * code of `ERROR_TABLE`); an entity a resource URI names that is not there is the spec's resource-not-found
+ * error; refused params get a readable message; anything else is logged and answered with a reference id only.
  */
-export function safeProtocolError(method: string, error: unknown, log: Logger | undefined): ProtocolError {
+export function safeProtocolError(
+  method: string,
+  error: unknown,
+  log: Logger | undefined,
+  params?: Record<string, unknown>,
+): ProtocolError {
   if (error instanceof ProtocolError) {
     // The SDK's own refusals of malformed requests append the raw issue list to a prefix; keep the prefix.
     const dumped = /^([^[]*?): (\[[\s\S]*\])$/.exec(error.message);
@@ -65,7 +70,11 @@ export function safeProtocolError(method: string, error: unknown, log: Logger | 
     return issues ? new ProtocolError(error.code, `${dumped![1]}: ${describeIssues(issues)}`, error.data) : error;
   }
   if (error instanceof AppError) {
-    return new ProtocolError(ProtocolErrorCode.InvalidParams, error.message, { code: error.code });
+    if (method === 'resources/read' && error.code === 'not_found' && typeof params?.uri === 'string') {
+      // Which entity is missing is not said: another workspace's resource is simply not there.
+      return new ResourceNotFoundError(params.uri);
+    }
+    return new ProtocolError(ERROR_TABLE[error.code].jsonRpc, error.message, { code: error.code, ...error.details });
   }
   const issues = error instanceof Error ? validationIssues(error.message) : null;
   if (issues)
@@ -75,15 +84,34 @@ export function safeProtocolError(method: string, error: unknown, log: Logger | 
   return new ProtocolError(ProtocolErrorCode.InternalError, `Internal error. Reference: ${reference}`);
 }
 
+/** The request context a handler is given; its `mcpReq.signal` is one object per request (see `taskCreated`). */
+type HandlerContext = Parameters<ReturnType<Server['_wrapHandler']>>[1];
+
 /**
  * The SDK's `Server`, with two changes to what leaves a request handler: a task-creation result gets out of
- * `tools/call` (the SDK validates every tools/call result as a CallToolResult, which a `CreateTaskResult`
- * (2025) or a `resultType: "task"` result (2026) is not), and every error becomes a safe protocol error
- * (`safeProtocolError`). Everything else is the SDK's own behaviour.
+ * `tools/call`, and every error becomes a safe protocol error (`safeProtocolError`). Everything else is the
+ * SDK's own behaviour.
+ *
+ * Why the task result needs a side door: the SDK (v2.4, `Server._wrapHandler` for `tools/call`) validates every
+ * value a tools/call handler returns against CallToolResult and has no server-side task support, and a
+ * `CreateTaskResult` (2025) or a `resultType: "task"` result (2026) is not a CallToolResult. So the handler
+ * returns `taskCreated(ctx, result)` — an empty CallToolResult that passes that check — and this wrapper, outside
+ * the SDK's, returns the recorded task result in its place. Nothing is thrown.
  */
 class PlatformServer extends Server {
   /** Set after construction (the SDK registers its own handlers from its constructor, before fields exist). */
   log: Logger | undefined;
+  /**
+   * Task results of tools/call requests in flight, by the request's abort signal: one object per request (the
+   * SDK keeps it, as it keeps its abort controllers, per request), carried through the SDK's copies of ctx.
+   */
+  private readonly createdTasks = new WeakMap<AbortSignal, Record<string, unknown>>();
+
+  /** What a tools/call handler returns when the call created a task: `result` is what the client gets. */
+  taskCreated(ctx: HandlerContext, result: Record<string, unknown>): { content: [] } {
+    this.createdTasks.set(ctx.mcpReq.signal, result);
+    return { content: [] };
+  }
 
   protected override _wrapHandler(
     method: string,
@@ -92,22 +120,15 @@ class PlatformServer extends Server {
     const wrapped = super._wrapHandler(method, handler);
     return async (request, ctx) => {
       try {
-        return await wrapped(request, ctx);
+        const result = await wrapped(request, ctx);
+        const task = method === 'tools/call' ? this.createdTasks.get(ctx.mcpReq.signal) : undefined;
+        return (task ?? result) as typeof result;
       } catch (error) {
-        if (method === 'tools/call' && error instanceof TaskCreated) return error.result as never;
-        throw safeProtocolError(method, error, this.log);
+        throw safeProtocolError(method, error, this.log, (request as { params?: Record<string, unknown> }).params);
+      } finally {
+        this.createdTasks.delete(ctx.mcpReq.signal);
       }
     };
-  }
-}
-
-/** Domain errors inside task methods become JSON-RPC "invalid params" with their safe message. */
-async function asProtocolErrors<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof AppError) throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
-    throw error;
   }
 }
 
@@ -228,7 +249,7 @@ export function createMcpServerFactory(deps: McpServerFactoryDeps) {
       // `inputResponses` is a reserved request field in 2026-07-28 (multi-round-trip retries): the SDK lifts it
       // out of every request's params into `ctx.mcpReq.inputResponses` (bare results only), so read it there.
       server.setRequestHandler('tasks/update', { params: TaskIdParams }, async (params, ctx) =>
-        asProtocolErrors(() => tasks.modernUpdate(params.taskId, ctx.mcpReq.inputResponses)),
+        tasks.modernUpdate(params.taskId, ctx.mcpReq.inputResponses),
       );
       server.setRequestHandler('tasks/cancel', { params: TaskIdParams }, async (params) =>
         tasks.modernCancel(params.taskId),
@@ -284,7 +305,10 @@ export function createMcpServerFactory(deps: McpServerFactoryDeps) {
         )
       ) {
         const text = result.content.find((block) => block.type === 'text');
-        throw new TaskCreated(createTaskResult(started, era, text && 'text' in text ? text.text : ''));
+        return server.taskCreated(
+          requestContext,
+          createTaskResult(started, era, text && 'text' in text ? text.text : ''),
+        );
       }
       return result;
     });

@@ -1,5 +1,6 @@
 /**
- * The MCP edge of the error model and the shape of every tool result.
+ * The MCP edge of the error model for tool calls, and the shape of every tool result. (Protocol-level errors —
+ * unknown tool, task methods, resources — are the other half of the MCP edge: `safeProtocolError`.)
  *
  * DO NOT return raw exception text from here: any error that is not an `AppError` becomes `internal_error`
  * with a reference id (the full error is logged under that id). Agents read `structuredContent.error.code`,
@@ -7,7 +8,7 @@
  */
 import type { QuoteView } from '../domain/credits/quotes.service.ts';
 import { randomUUID } from 'node:crypto';
-import { AppError } from '../errors.ts';
+import { AppError, type ErrorCode } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { ToolOutput } from './define-tool.ts';
 
@@ -50,7 +51,7 @@ export const ERROR_META_KEY = 'io.campaign-platform/error';
  * `structuredContent`: clients validate it against the tool's output schema even on errors (the v1 SDK
  * client does), and an error object would fail that.
  */
-export function toolError(code: string, message: string, details?: Record<string, unknown>): ToolResult {
+export function toolError(code: ErrorCode, message: string, details?: Record<string, unknown>): ToolResult {
   return {
     isError: true,
     content: [{ type: 'text', text: `${code}: ${message}` }],

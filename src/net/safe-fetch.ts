@@ -22,6 +22,7 @@ import dns from 'node:dns';
 import type { LookupAddress } from 'node:dns';
 import ipaddr from 'ipaddr.js';
 import { Agent, fetch as undiciFetch, type Dispatcher } from 'undici';
+import { ValidationError } from '../errors.ts';
 
 export type FetchRefusalReason =
   | 'invalid_url'
@@ -38,12 +39,15 @@ export type FetchRefusalReason =
   | 'bad_status'
   | 'unsupported_content_type';
 
-/** A fetch the guard refused or that failed; `message` is safe to show (it never contains the body). */
-export class FetchRefusedError extends Error {
+/**
+ * A fetch the guard refused or that failed; `message` is safe to show (it never contains the body). The URL
+ * came from the caller, so it is the caller's input that failed: every edge shows it as `validation_failed`
+ * with `details.reason`.
+ */
+export class FetchRefusedError extends ValidationError {
   readonly reason: FetchRefusalReason;
   constructor(reason: FetchRefusalReason, message: string) {
-    super(message);
-    this.name = 'FetchRefusedError';
+    super(message, { reason });
     this.reason = reason;
   }
 }

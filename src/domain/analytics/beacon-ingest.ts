@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import type { PublishedSite } from '../../public/brand-site/site-model.ts';
 import { eventTimeOf } from './event-ids.ts';
+import { AppError } from '../../errors.ts';
 import type { SiteEvent } from './site-events.ts';
 
 const Id = z.string().regex(/^[a-z]{2,4}_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be an id');
@@ -53,7 +54,12 @@ export interface BeaconResult {
   rejected: { index: number; reason: string }[];
 }
 
-export class BeaconFormatError extends Error {}
+/** A body that is not a beacon: the HTTP edge answers 400 `invalid_beacon` with the message. */
+export class BeaconFormatError extends AppError {
+  constructor(message: string) {
+    super('invalid_beacon', message);
+  }
+}
 
 function checkEvent(event: BeaconEvent, ids: PublishedIds, now: number): string | null {
   const at = eventTimeOf(event.eventId);

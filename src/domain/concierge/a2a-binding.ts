@@ -31,7 +31,8 @@ import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../logger.ts';
 import { BRAND_PATHS, type PublishedSite } from '../../public/brand-site/site-model.ts';
-import { AskRequestError, parseAskRequest } from './ask-request.ts';
+import { AppError } from '../../errors.ts';
+import { parseAskRequest } from './ask-request.ts';
 import { answerMarkdown, askResponseBody, type ConciergeReply, type ConciergeService } from './concierge.service.ts';
 
 /** The A2A protocol versions the binding speaks (1.0 natively, 0.3 through the SDK's compat layer). */
@@ -151,9 +152,10 @@ export function createConciergeA2aBinding(deps: { concierge: ConciergeService; l
         });
       } catch (error) {
         // Every outcome is a message: a failed executor would make the SDK store a failed task per request.
-        if (error instanceof AskRequestError) {
+        // The A2A protocol's edge (the SDK renders the envelope): our errors keep their code and safe message.
+        if (error instanceof AppError) {
           reply = agentMessage(contextId, `${error.message}.`, {
-            error: error.reason,
+            error: error.code,
             error_description: error.message,
           });
         } else {

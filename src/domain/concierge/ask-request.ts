@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { ValidationError } from '../../errors.ts';
+import { AppError } from '../../errors.ts';
 
 export const MAX_QUERY_CHARS = 500;
 export const MAX_PREVIOUS_TURNS = 20;
@@ -18,13 +18,14 @@ const CONVERSATION_ID = /^[A-Za-z0-9._:-]{8,128}$/;
 
 export type AskErrorCode = 'query_missing' | 'query_empty' | 'query_too_long' | 'invalid_request';
 
-/** A 400 with a stable machine-readable `reason`, rendered by the HTTP edge as `{ error: reason, … }`. */
-export class AskRequestError extends ValidationError {
-  readonly reason: AskErrorCode;
-
+/** A 400 whose code is the stable machine-readable reason, rendered by the HTTP edge as `{ error: reason, … }`. */
+export class AskRequestError extends AppError {
   constructor(reason: AskErrorCode, message: string, details?: Record<string, unknown>) {
-    super(message, details);
-    this.reason = reason;
+    super(reason, message, details);
+  }
+
+  get reason(): AskErrorCode {
+    return this.code as AskErrorCode;
   }
 }
 

@@ -28,7 +28,7 @@ export interface ConciergeReply extends AskResponse {
 /** The brand turned its concierge off (`manage_brand` concierge settings, `enabled: false`). */
 export class ConciergeDisabledError extends AppError {
   constructor() {
-    super('not_found', 404, 'The concierge is turned off for this site');
+    super('concierge_disabled', 'The concierge is turned off for this site');
   }
 }
 

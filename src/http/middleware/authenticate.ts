@@ -1,13 +1,14 @@
 /**
  * The tool server's front door, shared by `/api/mcp` and the benchmarks that measure it: the Origin check
  * (DNS-rebinding protection for browser callers; non-browser clients send no Origin) and authentication into
- * `ctx.state.principal`, answering failures as JSON-RPC errors with the RFC 6750/9728 challenge.
+ * `ctx.state.principal`. Refusals are thrown: the error boundary answers them in the router's form (JSON-RPC on
+ * the tool server, `{error, error_description}` on REST routes), with the RFC 6750/9728 challenge.
  */
 import type { Middleware } from 'koa';
-import { AuthenticationFailure, type Authenticator } from '../../auth/authenticate.ts';
+import type { Authenticator } from '../../auth/authenticate.ts';
 import type { Config } from '../../config.ts';
+import { RequestRefusedError, UnauthenticatedError } from '../../errors.ts';
 import { bearerChallenge } from '../routes/protected-resource.ts';
-import { jsonRpcRefusal, type Refusal } from './refusal.ts';
 
 /**
  * The Origin rule of every credentialed API route (`/api/mcp`, `/api/v1/conversions`): a request from a
@@ -15,15 +16,15 @@ import { jsonRpcRefusal, type Refusal } from './refusal.ts';
  * before anything else (DNS-rebinding and cross-site protection); non-browser clients send no Origin. Allowed
  * origins get CORS headers.
  */
-export function toolServerOriginCheck(config: Config, refuse: Refusal = jsonRpcRefusal): Middleware {
+export function toolServerOriginCheck(config: Config): Middleware {
   const allowedOrigins = new Set(config.allowedOrigins);
   return async (ctx, next) => {
     const origin = ctx.get('origin');
     if (origin && !allowedOrigins.has(origin.replace(/\/+$/, ''))) {
-      refuse(ctx, 403, `Origin ${origin.slice(0, 200)} is not allowed to call this server`, {
-        code: 'forbidden_origin',
-      });
-      return;
+      throw new RequestRefusedError(
+        'forbidden_origin',
+        `Origin ${origin.slice(0, 200)} is not allowed to call this server`,
+      );
     }
     if (origin) {
       ctx.set('access-control-allow-origin', origin);
@@ -58,12 +59,8 @@ export function toolServerPreflight(config: Config): Middleware {
   };
 }
 
-/** Authentication into `ctx.state.principal`; failures get the RFC 6750 challenge and `refuse` (JSON-RPC by default). */
-export function toolServerAuthentication(
-  config: Config,
-  authenticator: Authenticator,
-  refuse: Refusal = jsonRpcRefusal,
-): Middleware {
+/** Authentication into `ctx.state.principal`; a refusal carries the RFC 6750 challenge for the error boundary. */
+export function toolServerAuthentication(config: Config, authenticator: Authenticator): Middleware {
   return async (ctx, next) => {
     try {
       ctx.state.principal = await authenticator.authenticate({
@@ -72,21 +69,19 @@ export function toolServerAuthentication(
         query: ctx.query,
       });
     } catch (error) {
-      if (!(error instanceof AuthenticationFailure)) throw error;
+      // Not a translation (the boundary renders it): only the challenge, which needs this resource's metadata.
       // RFC 6750 §3.1: a malformed request (here, two credentials) is 400 invalid_request; a credential that
       // does not verify is 401 invalid_token; no credential at all gets the bare challenge.
-      const malformed = error.reason === 'conflicting_credentials';
-      ctx.set(
-        'www-authenticate',
-        error.credentialsPresented
+      if (error instanceof UnauthenticatedError) {
+        const malformed = error.code === 'conflicting_credentials';
+        error.headers['www-authenticate'] = error.credentialsPresented
           ? bearerChallenge(config, {
               code: malformed ? 'invalid_request' : 'invalid_token',
               description: error.message,
             })
-          : bearerChallenge(config),
-      );
-      refuse(ctx, malformed ? 400 : 401, error.message, { code: error.reason });
-      return;
+          : bearerChallenge(config);
+      }
+      throw error;
     }
     await next();
   };

@@ -1,18 +1,17 @@
 /**
  * The tool server's per-token rate limit (default 120 requests per minute per OAuth grant or API key),
  * shared by every API instance through PostgreSQL. Every answer carries `RateLimit-Policy` and `RateLimit`;
- * a refused request gets 429, `Retry-After` and an error that says when to retry (JSON-RPC on the tool server,
- * `{error, error_description}` on REST routes; see refusal.ts).
+ * a refused request gets 429, `Retry-After` and a thrown `RateLimitedError` that says when to retry (the error
+ * boundary renders it: JSON-RPC on the tool server, `{error, error_description}` on REST routes).
  */
 import type { Middleware, ParameterizedContext } from 'koa';
 import type { Principal } from '../../auth/principal.ts';
 import { rateLimitHeaders, type RateLimiter, type RateLimitPolicy } from '../../domain/rate-limits/rate-limiter.ts';
-import { jsonRpcRefusal, type Refusal } from './refusal.ts';
+import { RateLimitedError } from '../../errors.ts';
 
 export function toolServerRateLimit(
   limiter: RateLimiter,
   policy: RateLimitPolicy,
-  refuse: Refusal = jsonRpcRefusal,
   /**
    * Units this request costs beyond what an earlier step counted (default 1; 0 lets it pass uncounted). The
    * tool server counts every request once before reading its body, then the rest of a JSON-RPC batch's
@@ -28,13 +27,10 @@ export function toolServerRateLimit(
     for (const [name, value] of Object.entries(rateLimitHeaders(policy, decision))) ctx.set(name, value);
     if (!decision.allowed) {
       ctx.set('retry-after', String(decision.retryAfterSeconds));
-      refuse(
-        ctx,
-        429,
+      throw new RateLimitedError(
         `Rate limit exceeded: ${policy.limit} requests per ${policy.windowSeconds} seconds per token. Retry in ${decision.retryAfterSeconds} second(s).`,
-        { code: 'rate_limited', retryAfterSeconds: decision.retryAfterSeconds },
+        decision.retryAfterSeconds,
       );
-      return;
     }
     await next();
   };

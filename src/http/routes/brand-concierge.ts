@@ -15,7 +15,7 @@ import type Koa from 'koa';
 import type { Logger } from '../../logger.ts';
 import type { SiteEventSink } from '../../domain/analytics/site-events.ts';
 import { createConciergeA2aBinding, type ConciergeCall } from '../../domain/concierge/a2a-binding.ts';
-import { AskRequestError, parseAskRequest } from '../../domain/concierge/ask-request.ts';
+import { parseAskRequest } from '../../domain/concierge/ask-request.ts';
 import {
   answerMarkdown,
   askResponseBody,
@@ -26,6 +26,7 @@ import {
 } from '../../domain/concierge/concierge.service.ts';
 import { rateLimitHeaders, type RateLimiter, type RateLimitPolicy } from '../../domain/rate-limits/rate-limiter.ts';
 import { BRAND_PATHS, type PublishedSite } from '../../public/brand-site/site-model.ts';
+import { RequestRefusedError } from '../../errors.ts';
 import { JSON_RPC_SERVER_ERROR } from '../json-rpc.ts';
 
 /** The anonymous visitor the brand host identified (first-party session id, client address). */
@@ -66,11 +67,6 @@ function allowAnyOrigin(ctx: Koa.Context) {
   ctx.set('X-Content-Type-Options', 'nosniff');
 }
 
-function errorBody(ctx: Koa.Context, status: number, error: string, description: string, extra = {}) {
-  ctx.status = status;
-  ctx.body = { error, error_description: description, ...extra };
-}
-
 /** Preflight and method checks shared by both endpoints; true when the request was answered here. */
 function answeredByPreamble(ctx: Koa.Context): boolean {
   allowAnyOrigin(ctx);
@@ -87,29 +83,26 @@ function answeredByPreamble(ctx: Koa.Context): boolean {
   }
   if (ctx.method !== 'POST') {
     ctx.set('Allow', 'POST, OPTIONS');
-    errorBody(ctx, 405, 'method_not_allowed', `${ctx.method} is not allowed here; send the question with POST`);
-    return true;
+    throw new RequestRefusedError(
+      'method_not_allowed',
+      `${ctx.method} is not allowed here; send the question with POST`,
+    );
   }
   return false;
 }
 
-/** Reads the body with `parser`; answers 413 or 400 itself and returns false when it cannot be read. */
-async function readBody(ctx: Koa.Context, parser: Koa.Middleware): Promise<boolean> {
-  try {
-    await parser(ctx, async () => undefined);
-    return true;
-  } catch (error) {
-    const status = (error as { status?: number }).status;
-    if (status === 413) {
-      errorBody(ctx, 413, 'body_too_large', `The request body is larger than ${CONCIERGE_BODY_LIMIT}`);
-      return false;
-    }
-    if (status && status >= 400 && status < 500) {
-      errorBody(ctx, 400, 'invalid_json', 'The request body is not valid JSON');
-      return false;
-    }
-    throw error;
+/**
+ * What the body parsers throw when a body cannot be read: 413 over the limit, 400 for anything else the client
+ * sent wrong (the error boundary renders both); a failure of ours stays what it is.
+ */
+function unreadableBody(error: Error & { status?: number }): never {
+  if (error.status === 413) {
+    throw new RequestRefusedError('body_too_large', `The request body is larger than ${CONCIERGE_BODY_LIMIT}`);
   }
+  if (error.status && error.status >= 400 && error.status < 500) {
+    throw new RequestRefusedError('invalid_json', 'The request body is not valid JSON');
+  }
+  throw error;
 }
 
 export function conciergeRoutes(deps: ConciergeRouteDeps): Router {
@@ -121,6 +114,7 @@ export function conciergeRoutes(deps: ConciergeRouteDeps): Router {
     jsonLimit: CONCIERGE_BODY_LIMIT,
     textLimit: CONCIERGE_BODY_LIMIT,
     encoding: 'utf-8',
+    onError: unreadableBody,
   });
   // JSON-RPC bodies are read as text (any other type is left unread and refused by the binding).
   const parseA2a = bodyParser({
@@ -128,6 +122,7 @@ export function conciergeRoutes(deps: ConciergeRouteDeps): Router {
     extendTypes: { text: ['application/json'] },
     textLimit: CONCIERGE_BODY_LIMIT,
     encoding: 'utf-8',
+    onError: unreadableBody,
   });
 
   function recordQuestion(site: PublishedSite, visitor: ConciergeVisitor, question: string, answered: boolean) {
@@ -145,10 +140,7 @@ export function conciergeRoutes(deps: ConciergeRouteDeps): Router {
 
   /** Availability and the per-visitor limit; true when the request was refused here. */
   async function refused(ctx: Koa.Context, site: PublishedSite, visitor: ConciergeVisitor, jsonRpc: boolean) {
-    if (!isConciergeEnabled(site)) {
-      errorBody(ctx, 404, 'concierge_disabled', new ConciergeDisabledError().message);
-      return true;
-    }
+    if (!isConciergeEnabled(site)) throw new ConciergeDisabledError();
     const decision = await deps.limiter.consume(policy, `${visitor.address}|${site.workspaceId}`);
     for (const [name, value] of Object.entries(rateLimitHeaders(policy, decision))) ctx.set(name, value);
     if (decision.allowed) return false;
@@ -176,36 +168,29 @@ export function conciergeRoutes(deps: ConciergeRouteDeps): Router {
     if (await refused(ctx, site, visitor, false)) return;
 
     if (ctx.get('Content-Type') && !ctx.is('json', 'text')) {
-      return errorBody(ctx, 415, 'unsupported_media_type', 'Send the question as application/json');
+      throw new RequestRefusedError('unsupported_media_type', 'Send the question as application/json');
     }
-    if (!(await readBody(ctx, parseAsk))) return;
+    await parseAsk(ctx, async () => undefined);
     let body = ctx.request.body;
     if (typeof body === 'string') {
       // text/plain (a CORS "simple" request that needs no preflight) carrying JSON.
       try {
         body = JSON.parse(body);
       } catch {
-        return errorBody(ctx, 400, 'invalid_json', 'The request body is not valid JSON');
+        throw new RequestRefusedError('invalid_json', 'The request body is not valid JSON');
       }
     }
 
-    try {
-      const request = parseAskRequest(body);
-      const reply = await deps.concierge.ask(site, request);
-      recordQuestion(site, visitor, request.query, reply.answered);
-      ctx.status = 200;
-      if (ctx.accepts('application/json', 'text/markdown') === 'text/markdown') {
-        ctx.type = 'text/markdown; charset=utf-8';
-        ctx.body = answerMarkdown(reply);
-      } else {
-        ctx.body = askResponseBody(reply);
-      }
-    } catch (error) {
-      if (error instanceof AskRequestError) {
-        return errorBody(ctx, 400, error.reason, error.message, error.details ? { details: error.details } : {});
-      }
-      if (error instanceof ConciergeDisabledError) return errorBody(ctx, 404, 'concierge_disabled', error.message);
-      throw error;
+    // A malformed question (`AskRequestError`) and a switched-off concierge are thrown to the error boundary.
+    const request = parseAskRequest(body);
+    const reply = await deps.concierge.ask(site, request);
+    recordQuestion(site, visitor, request.query, reply.answered);
+    ctx.status = 200;
+    if (ctx.accepts('application/json', 'text/markdown') === 'text/markdown') {
+      ctx.type = 'text/markdown; charset=utf-8';
+      ctx.body = answerMarkdown(reply);
+    } else {
+      ctx.body = askResponseBody(reply);
     }
   });
 
@@ -214,7 +199,7 @@ export function conciergeRoutes(deps: ConciergeRouteDeps): Router {
     const { site, visitor } = brandRequestOf(ctx);
     if (await refused(ctx, site, visitor, true)) return;
 
-    if (!(await readBody(ctx, parseA2a))) return;
+    await parseA2a(ctx, async () => undefined);
     // Read as text: the binding decodes it, so malformed JSON gets the JSON-RPC parse error.
     const rawBody = typeof ctx.request.body === 'string' ? ctx.request.body : '';
     const call: ConciergeCall = {

@@ -11,12 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { bodyParser } from '@koa/bodyparser';
 import type Koa from 'koa';
 import type { Logger } from '../../logger.ts';
-import {
-  BeaconFormatError,
-  publishedIds,
-  readBeacon,
-  type PublishedIds,
-} from '../../domain/analytics/beacon-ingest.ts';
+import { publishedIds, readBeacon, type PublishedIds } from '../../domain/analytics/beacon-ingest.ts';
 import type { SiteEventSink } from '../../domain/analytics/site-events.ts';
 import type { SiteHead, SiteReader } from '../../domain/publishing/site-store.ts';
 import { BEACON_SCRIPT, BEACON_SCRIPT_ETAG } from '../../public/brand-site/beacon-script.ts';
@@ -125,19 +120,14 @@ export function brandSiteRoutes(deps: BrandSiteDeps): (ctx: Koa.Context, site: S
       ids = publishedIds(published);
       idsCache.set(published, ids);
     }
-    try {
-      const result = readBeacon(text, { site: published, ids, sessionId: visitorId(ctx, false) });
-      // Awaited: the 202 means the events are durable (a lost response makes the browser retry, and the
-      // retry is deduplicated by event id).
-      await deps.events.record(result.events);
-      ctx.status = 202;
-      ctx.set('Cache-Control', 'no-store');
-      ctx.body = { accepted: result.events.length, rejected: result.rejected };
-    } catch (error) {
-      if (!(error instanceof BeaconFormatError)) throw error;
-      ctx.status = 400;
-      ctx.body = { error: 'invalid_beacon', error_description: error.message };
-    }
+    // A body that is not a beacon throws `BeaconFormatError` (400 invalid_beacon) to the error boundary.
+    const result = readBeacon(text, { site: published, ids, sessionId: visitorId(ctx, false) });
+    // Awaited: the 202 means the events are durable (a lost response makes the browser retry, and the
+    // retry is deduplicated by event id).
+    await deps.events.record(result.events);
+    ctx.status = 202;
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = { accepted: result.events.length, rejected: result.rejected };
   }
 
   /** `GET /_cp/go?c=&v=`: on to the variant's call-to-action URL, with the visitor's id (hand-off.ts). */

@@ -15,10 +15,9 @@ import { readServerConversions } from '../../domain/analytics/server-conversions
 import type { SiteEvent } from '../../domain/analytics/site-events.ts';
 import type { RateLimiter, RateLimitPolicy } from '../../domain/rate-limits/rate-limiter.ts';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { ForbiddenError, ValidationError } from '../../errors.ts';
+import { ForbiddenError, RequestRefusedError, ValidationError } from '../../errors.ts';
 import { toolServerAuthentication, toolServerOriginCheck, toolServerPreflight } from '../middleware/authenticate.ts';
 import { toolServerRateLimit } from '../middleware/rate-limit.ts';
-import { restRefusal } from '../middleware/refusal.ts';
 
 export const CONVERSIONS_PATH = '/api/v1/conversions';
 
@@ -33,13 +32,22 @@ export interface ConversionRouteDeps {
 
 export function conversionRoutes(deps: ConversionRouteDeps): Router {
   const router = new Router();
-  const parseBody = bodyParser({ enableTypes: ['json'], jsonLimit: '256kb', encoding: 'utf-8' });
+  const parseBody = bodyParser({
+    enableTypes: ['json'],
+    jsonLimit: '256kb',
+    encoding: 'utf-8',
+    // A body over the limit keeps Koa's 413; anything else unreadable is the domain's validation error.
+    onError: (error) => {
+      if ((error as { status?: number }).status === 413) throw error;
+      throw new ValidationError('Body must be JSON: {"conversions": [...]}');
+    },
+  });
 
-  // The tool server's own Origin rule, authentication and rate limit (one budget per credential), answering in
-  // REST form.
-  const originCheck = toolServerOriginCheck(deps.config, restRefusal);
-  const authenticate = toolServerAuthentication(deps.config, deps.authenticator, restRefusal);
-  const rateLimit = toolServerRateLimit(deps.limiter, deps.rateLimit, restRefusal);
+  // The tool server's own Origin rule, authentication and rate limit (one budget per credential); their refusals
+  // take the error boundary's default form, `{error, error_description}`.
+  const originCheck = toolServerOriginCheck(deps.config);
+  const authenticate = toolServerAuthentication(deps.config, deps.authenticator);
+  const rateLimit = toolServerRateLimit(deps.limiter, deps.rateLimit);
 
   router.options(CONVERSIONS_PATH, toolServerPreflight(deps.config));
   router.post(CONVERSIONS_PATH, originCheck, authenticate, rateLimit, async (ctx) => {
@@ -50,16 +58,9 @@ export function conversionRoutes(deps: ConversionRouteDeps): Router {
       );
     }
     if (!ctx.is('application/json')) {
-      ctx.status = 415;
-      ctx.body = { error: 'unsupported_media_type', error_description: 'Content-Type must be application/json' };
-      return;
+      throw new RequestRefusedError('unsupported_media_type', 'Content-Type must be application/json');
     }
-    try {
-      await parseBody(ctx, async () => undefined);
-    } catch (error) {
-      if ((error as { status?: number }).status === 413) throw error;
-      throw new ValidationError('Body must be JSON: {"conversions": [...]}');
-    }
+    await parseBody(ctx, async () => undefined);
     const scope = { workspaceId: principal.workspaceId, em: deps.orm.em.fork(), actor: principal.credentialId };
     const { events, rejected } = await readServerConversions(scope, (ctx.request as { body?: unknown }).body);
     const accepted = events.length ? await deps.recorder.recordCounted(events) : 0;

@@ -8,7 +8,7 @@
  */
 import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
-import type { Context, Middleware, Next } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { can, type Permission } from '../../auth/permissions.ts';
 import { authenticatePassword } from '../../auth/oidc/interactions.ts';
 import type { ConnectedAppsService } from '../../auth/oidc/connected-apps.ts';
@@ -20,7 +20,8 @@ import type { Session } from '../../domain/sessions/session.entity.ts';
 import { SESSION_TTL_MS, type SessionsService } from '../../domain/sessions/sessions.service.ts';
 import { assertMayAssignRole } from '../../domain/workspaces/membership-policy.ts';
 import { isRole, type Role } from '../../domain/workspaces/roles.ts';
-import { AppError, ValidationError } from '../../errors.ts';
+import { type AppError, ValidationError } from '../../errors.ts';
+import { renderErrorsWith, renderJson } from '../middleware/error-boundary.ts';
 import { PROFILES } from '../../mcp/profiles.ts';
 import type { Csrf } from '../csrf.ts';
 import { brandSiteUrl } from '../hosts.ts';
@@ -154,17 +155,20 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     };
   }
 
-  /** Turns domain errors on POSTs into the page again with a notice, instead of an error page. */
-  function withNotices(render: (ctx: Context, notices: views.Notice[]) => Promise<void>) {
-    return async (ctx: Context, next: Next) => {
-      try {
-        await next();
-      } catch (error) {
-        if (!(error instanceof AppError)) throw error;
-        await render(ctx, [{ kind: 'error', text: error.message }]);
-        if (ctx.status < 400) ctx.status = error.status;
-      }
-    };
+  /**
+   * The error form of a dashboard POST (registered with the error boundary, error-boundary.ts): a domain error
+   * renders the page again with a notice, instead of an error page. Internal errors and unreadable requests keep
+   * the boundary's plain answer.
+   */
+  function withNotices(
+    render: (ctx: Context, notices: views.Notice[]) => Promise<void>,
+    noticeOf: (error: AppError) => string = (error) => error.message,
+  ) {
+    return renderErrorsWith(async (ctx, error, status) => {
+      if (error.code === 'internal_error' || error.code === 'bad_request') return renderJson(ctx, error, status);
+      await render(ctx, [{ kind: 'error', text: noticeOf(error) }]);
+      if (ctx.status < 400) ctx.status = status;
+    });
   }
 
   const actorOf = (ctx: Context) => `user:${state(ctx).session.user.id}`;
@@ -180,7 +184,17 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
 
   router.get('/signup', (ctx) => sendHtml(ctx, views.signUpPage({ csrf: csrf.anonymousToken(ctx) })));
 
-  router.post('/signup', form, async (ctx) => {
+  // A taken email gets the same answer shape as other problems, without confirming who has an account.
+  const signUpNotices = withNotices(
+    async (ctx, notices) => {
+      const body = ctx.request.body as Record<string, string>;
+      sendHtml(ctx, views.signUpPage({ csrf: csrf.anonymousToken(ctx), email: body.email, name: body.name, notices }));
+    },
+    (error) =>
+      error.code === 'conflict' ? 'An account with that email already exists. Sign in instead.' : error.message,
+  );
+
+  router.post('/signup', form, signUpNotices, async (ctx) => {
     const body = ctx.request.body as Record<string, string>;
     const again = (notices: views.Notice[], status: number) =>
       sendHtml(
@@ -193,29 +207,21 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     const throttle = await deps.limiter.consume({ name: 'sign-up-ip', limit: 20, windowSeconds: 3600 }, ctx.ip);
     if (!throttle.allowed)
       return again([{ kind: 'error', text: 'Too many sign-ups from your network. Try again later.' }], 429);
-    try {
-      const user = await workspaces.createUser(em(), {
-        email: body.email ?? '',
-        name: body.name ?? '',
-        password: body.password ?? '',
-      });
-      const { token } = await sessions.create(em(), user, { userAgent: ctx.get('user-agent'), ip: ctx.ip });
-      setSessionCookie(ctx, token);
-      await audit.record(em(), {
-        workspaceId: null,
-        actor: `user:${user.id}`,
-        action: 'account.sign_up',
-        ip: ctx.ip,
-        requestId: ctx.state.requestId,
-      });
-      ctx.redirect('/workspaces');
-    } catch (error) {
-      if (!(error instanceof AppError)) throw error;
-      // A taken email gets the same answer shape as other problems, without confirming who has an account.
-      const text =
-        error.code === 'conflict' ? 'An account with that email already exists. Sign in instead.' : error.message;
-      again([{ kind: 'error', text }], error.status);
-    }
+    const user = await workspaces.createUser(em(), {
+      email: body.email ?? '',
+      name: body.name ?? '',
+      password: body.password ?? '',
+    });
+    const { token } = await sessions.create(em(), user, { userAgent: ctx.get('user-agent'), ip: ctx.ip });
+    setSessionCookie(ctx, token);
+    await audit.record(em(), {
+      workspaceId: null,
+      actor: `user:${user.id}`,
+      action: 'account.sign_up',
+      ip: ctx.ip,
+      requestId: ctx.state.requestId,
+    });
+    ctx.redirect('/workspaces');
   });
 
   router.get('/signin', (ctx) =>

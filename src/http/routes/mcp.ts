@@ -5,7 +5,8 @@
  * protection for browser callers) → authenticate (401 with the resource-metadata challenge) → rate limit (one
  * unit per request, before the body is read) → body parsing (this route only) → batch check (a JSON-RPC array
  * only where its protocol version allows one; its other messages counted) → profile resolution → the MCP
- * handler. Errors here are answered as JSON-RPC error objects, since MCP clients parse those.
+ * handler. Refusals are thrown, and the error boundary answers them as JSON-RPC error objects (MCP clients parse
+ * those): this router registers that form first.
  */
 import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
@@ -16,7 +17,8 @@ import type { Principal } from '../../auth/principal.ts';
 import type { Config } from '../../config.ts';
 import type { McpEndpoint } from '../../mcp/http-handler.ts';
 import type { RateLimiter, RateLimitPolicy } from '../../domain/rate-limits/rate-limiter.ts';
-import { jsonRpcError, JSON_RPC_SERVER_ERROR } from '../json-rpc.ts';
+import { RequestRefusedError } from '../../errors.ts';
+import { renderErrorsWith, renderJsonRpc } from '../middleware/error-boundary.ts';
 import { toolServerRateLimit } from '../middleware/rate-limit.ts';
 
 export interface ProfileResolver {
@@ -44,8 +46,6 @@ const BODY_LIMIT_BYTES = 1024 * 1024;
 const VERSIONS_WITH_BATCHES = new Set(['2025-03-26']);
 const VERSION_ASSUMED_WITHOUT_HEADER = '2025-03-26';
 
-const SERVER_ERROR = JSON_RPC_SERVER_ERROR;
-
 function singleQueryValue(value: unknown): string | undefined {
   if (typeof value === 'string') return value;
   if (Array.isArray(value) && typeof value[0] === 'string') return value[0];
@@ -55,17 +55,16 @@ function singleQueryValue(value: unknown): string | undefined {
 export function mcpRoutes(deps: McpRouteDeps): Router {
   const router = new Router();
 
+  const jsonRpcErrors = renderErrorsWith(renderJsonRpc);
   const methodNotAllowed: Middleware = (ctx) => {
     ctx.set('allow', 'POST');
-    jsonRpcError(
-      ctx,
-      405,
-      SERVER_ERROR,
+    throw new RequestRefusedError(
+      'method_not_allowed',
       'Method not allowed: this server answers POST only (no SSE stream is offered)',
     );
   };
-  router.get('/api/mcp', methodNotAllowed);
-  router.delete('/api/mcp', methodNotAllowed);
+  router.get('/api/mcp', jsonRpcErrors, methodNotAllowed);
+  router.delete('/api/mcp', jsonRpcErrors, methodNotAllowed);
 
   const originCheck = toolServerOriginCheck(deps.config);
   const authenticate = toolServerAuthentication(deps.config, deps.authenticator);
@@ -74,46 +73,31 @@ export function mcpRoutes(deps: McpRouteDeps): Router {
     enableTypes: ['json'],
     jsonLimit: BODY_LIMIT_BYTES,
     encoding: 'utf-8',
-    onError: (error, ctx) => {
-      // A body over the limit keeps its 413. The JSON parser refuses prototype-poisoning keys (`__proto__`,
-      // `constructor.prototype`): say so instead of calling valid JSON invalid.
-      if ((error as { status?: number }).status === 413) ctx.throw(413, 'too_large');
-      ctx.throw(400, /prototype/i.test(error.message) ? 'forbidden_key' : 'parse_error');
+    onError: (error) => {
+      // The JSON parser refuses prototype-poisoning keys (`__proto__`, `constructor.prototype`): say so instead
+      // of calling valid JSON invalid.
+      if ((error as { status?: number }).status === 413) {
+        throw new RequestRefusedError(
+          'payload_too_large',
+          `Request body too large: the limit is ${BODY_LIMIT_BYTES} bytes (1 MiB) per request`,
+          { limitBytes: BODY_LIMIT_BYTES },
+        );
+      }
+      if (/prototype/i.test(error.message)) {
+        throw new RequestRefusedError(
+          'forbidden_key',
+          'Invalid request: the JSON keys __proto__ and constructor.prototype are not accepted',
+        );
+      }
+      throw new RequestRefusedError('parse_error', 'Parse error: the body is not valid JSON');
     },
   });
 
   const jsonBody: Middleware = async (ctx, next) => {
     if (!ctx.is('application/json')) {
-      jsonRpcError(ctx, 415, -32600, 'Content-Type must be application/json');
-      return;
+      throw new RequestRefusedError('unsupported_media_type', 'Content-Type must be application/json');
     }
-    try {
-      await parseBody(ctx, async () => undefined);
-    } catch (error) {
-      const status = (error as { status?: number }).status;
-      if (status === 413) {
-        jsonRpcError(
-          ctx,
-          413,
-          -32600,
-          `Request body too large: the limit is ${BODY_LIMIT_BYTES} bytes (1 MiB) per request`,
-          { code: 'payload_too_large', limitBytes: BODY_LIMIT_BYTES },
-        );
-        return;
-      }
-      if ((error as { message?: string }).message === 'forbidden_key') {
-        jsonRpcError(
-          ctx,
-          400,
-          -32600,
-          'Invalid request: the JSON keys __proto__ and constructor.prototype are not accepted',
-        );
-        return;
-      }
-      jsonRpcError(ctx, 400, -32700, 'Parse error: the body is not valid JSON');
-      return;
-    }
-    await next();
+    await parseBody(ctx, next);
   };
 
   /** Refuses an array body unless the request's protocol version allows batches, and says why. */
@@ -122,29 +106,19 @@ export function mcpRoutes(deps: McpRouteDeps): Router {
     if (!Array.isArray(body)) return next();
     const version = ctx.get('mcp-protocol-version') || VERSION_ASSUMED_WITHOUT_HEADER;
     if (!VERSIONS_WITH_BATCHES.has(version)) {
-      jsonRpcError(
-        ctx,
-        400,
-        -32600,
+      throw new RequestRefusedError(
+        'batch_not_supported',
         `Invalid request: JSON-RPC batching is not supported in MCP protocol version ${version.slice(0, 40)} (it was removed in 2025-06-18); send one JSON-RPC message per request`,
-        { code: 'batch_not_supported' },
       );
-      return;
     }
-    if (body.length === 0) {
-      jsonRpcError(ctx, 400, -32600, 'Invalid request: an empty JSON-RPC batch');
-      return;
-    }
+    if (body.length === 0) throw new RequestRefusedError('empty_batch', 'Invalid request: an empty JSON-RPC batch');
     const limit = deps.rateLimit?.policy.limit;
     if (limit !== undefined && body.length > limit) {
-      jsonRpcError(
-        ctx,
-        400,
-        -32600,
+      throw new RequestRefusedError(
+        'batch_too_large',
         `Invalid request: a batch of ${body.length} messages can never pass the rate limit of ${limit} requests per minute per token (every message counts); send at most ${limit} per batch`,
-        { code: 'batch_too_large', limit },
+        { limit },
       );
-      return;
     }
     await next();
   };
@@ -156,7 +130,7 @@ export function mcpRoutes(deps: McpRouteDeps): Router {
     await deps.endpoint.handle(ctx, { principal, profile, requestId: ctx.state.requestId as string }, ctx.request.body);
   };
 
-  const chain: Middleware[] = [originCheck, authenticate];
+  const chain: Middleware[] = [jsonRpcErrors, originCheck, authenticate];
   const limit = deps.rateLimit;
   // The request was counted once before its body was read (malformed bodies count too); a batch's other
   // messages are counted after it, all or none: a batch that does not fit is refused whole.
@@ -164,7 +138,7 @@ export function mcpRoutes(deps: McpRouteDeps): Router {
   chain.push(jsonBody, batchCheck);
   if (limit) {
     chain.push(
-      toolServerRateLimit(limit.limiter, limit.policy, undefined, (ctx) => {
+      toolServerRateLimit(limit.limiter, limit.policy, (ctx) => {
         const body: unknown = ctx.request.body;
         return Array.isArray(body) ? body.length - 1 : 0;
       }),
