@@ -22,6 +22,7 @@ import { startEmbeddedPostgres } from '../../src/dev/embedded-postgres.ts';
 import { locateS3Gateway } from '../../src/dev/s3-gateway.ts';
 import { locateTemporalCli } from '../../src/dev/temporal-cli.ts';
 import { startTemporalDevServer } from '../../src/dev/temporal-dev-server.ts';
+import { loadInspectorWidget } from '../../src/mcp/ui/inspector-bundle.ts';
 import { WORKFLOWS_PATH } from '../../src/temporal/workflows-path.ts';
 import { setTeardown } from './global-state.ts';
 
@@ -103,6 +104,9 @@ export default async function globalSetup(): Promise<void> {
   const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('WARN') });
   await fs.writeFile(bundlePath, code);
   stops.push(() => fs.rm(bundlePath, { force: true }));
+  // The inspector widget's bundle (dist/, keyed by its sources): built here when they changed, so no test's
+  // server waits for the build at boot.
+  loadInspectorWidget();
 
   process.env.TEST_RUN_ID = runId;
   process.env.TEST_DATABASE_ADMIN_URL = adminUrl;

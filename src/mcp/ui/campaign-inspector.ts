@@ -2,93 +2,17 @@
  * The campaign inspector widget of the MCP Apps extension (`io.modelcontextprotocol/ui`), served as the resource
  * `ui://svc/campaign-inspector@1` (see inspector-meta.ts and ../resources.ts).
  *
- * The page is one self-contained HTML document: inline CSS, and one inline `<script type="module">` holding
- * the ext-apps browser bundle (`@modelcontextprotocol/ext-apps/app-with-deps`, which includes its own zod and
- * MCP protocol code) followed by the widget (inspector-page.js). Hosts render it in a sandboxed iframe with no
- * same-origin server, so nothing may be fetched: the only channel out is the host's postMessage bridge, and a
- * Content-Security-Policy meta tag says so.
- *
- * A module script cannot `export`, so the bundle's final `export{a as App,…}` statement becomes a local binding,
- * `const ExtApps = Object.freeze({"App": a, …});`, which the widget reads. The widget runs inside its own block
- * so its names cannot collide with the bundle's minified top-level names. The rewrite is checked at build
- * time: if an upgrade of the package changes the bundle's shape (no final export list, imports, no App or
- * PostMessageTransport), building the page throws instead of serving a page that fails in the browser.
+ * The page is one self-contained HTML document: inline CSS, and one inline script — the widget
+ * (inspector-page.ts) bundled with the ext-apps runtime it imports (`@modelcontextprotocol/ext-apps/app-with-deps`,
+ * which includes its own zod and MCP protocol code) by the build step in inspector-bundle.ts. Hosts render it
+ * in a sandboxed iframe with no same-origin server, so nothing may be fetched: the only channel out is the
+ * host's postMessage bridge, and a Content-Security-Policy meta tag says so.
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { loadInspectorWidget, WIDGET_SOURCE } from './inspector-bundle.ts';
 
 export const INSPECTOR_MIME = 'text/html;profile=mcp-app';
 /** The MCP Apps extension id (SEP-1865), under which servers and hosts advertise UI support. */
 export const UI_EXTENSION = 'io.modelcontextprotocol/ui';
-
-const BUNDLE_SPECIFIER = '@modelcontextprotocol/ext-apps/app-with-deps';
-/** The name the rewritten export list is bound to, visible to the widget code. */
-const BINDING = 'ExtApps';
-const REQUIRED_EXPORTS = ['App', 'PostMessageTransport'] as const;
-
-const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
-/** One export specifier: `local`, `local as exported`, or `local as "string name"`. */
-const SPECIFIER = /^([A-Za-z_$][\w$]*)(?:\s+as\s+([A-Za-z_$][\w$]*|"[^"\\]*"|'[^'\\]*'))?$/;
-/** The bundle's last statement: `export{…};`, optionally followed by a source-map comment. */
-const FINAL_EXPORT = /\bexport\s*\{([^{}]*)\}\s*;?\s*(?:\/\/[#@]\s*sourceMappingURL=\S*\s*)?$/;
-/**
- * What the bundle must not contain before its final export: module loads (network fetches from inside the
- * sandbox, and they would not resolve anyway) or other exports (which the rewrite would not see).
- */
-const FORBIDDEN: readonly [RegExp, string][] = [
-  [/\bimport\s*(?:\{|\*|["'])/, 'contains a static import, so it is no longer self-contained'],
-  [/\bimport\s+[A-Za-z_$][\w$]*\s*(?:,|from\b)/, 'contains a static import, so it is no longer self-contained'],
-  [/\bimport\s*\(/, 'contains a dynamic import(), so it is no longer self-contained'],
-  [/\bimport\s*\.\s*meta\b/, 'uses import.meta, so it is no longer self-contained'],
-  [
-    /\bexport\s*(?:\{|\*|default\b|const\b|let\b|var\b|function\b|class\b|async\b)/,
-    'has more than one export statement',
-  ],
-];
-
-/**
- * Turns an ES module bundle whose only export is its final `export{…}` statement into plain module code that
- * binds the exports to `const <binding> = Object.freeze({…});`. Throws if the shape is not the expected one or
- * if one of `required` is not exported.
- */
-export function rewriteBundleExports(
-  source: string,
-  options: { binding: string; required: readonly string[]; origin: string },
-): string {
-  const { binding, required, origin } = options;
-  const fail = (why: string) =>
-    new Error(`Cannot build the campaign inspector widget from ${origin}: ${why}. Check the ext-apps upgrade.`);
-
-  const match = FINAL_EXPORT.exec(source);
-  if (!match) throw fail('the bundle does not end with a single `export{…}` statement');
-  const head = source.slice(0, match.index);
-  for (const [pattern, why] of FORBIDDEN) {
-    if (pattern.test(head)) throw fail(`the bundle ${why}`);
-  }
-  if (new RegExp(`\\b${binding}\\b`).test(head)) throw fail(`the bundle already uses the name ${binding}`);
-
-  const entries = new Map<string, string>();
-  for (const raw of match[1]!.split(',')) {
-    const specifier = raw.trim();
-    if (!specifier) continue;
-    const parts = SPECIFIER.exec(specifier);
-    if (!parts) throw fail(`cannot read the export specifier "${specifier.slice(0, 80)}"`);
-    const local = parts[1]!;
-    const quoted = parts[2];
-    const exported = quoted === undefined ? local : /^["']/.test(quoted) ? quoted.slice(1, -1) : quoted;
-    if (entries.has(exported)) throw fail(`"${exported}" is exported twice`);
-    entries.set(exported, local);
-  }
-  const missing = required.filter((name) => !entries.has(name));
-  if (missing.length) throw fail(`the bundle no longer exports ${missing.join(', ')}`);
-  for (const local of entries.values()) {
-    if (!IDENTIFIER.test(local)) throw fail(`"${local}" is not an identifier`);
-  }
-
-  const members = [...entries].map(([exported, local]) => `${JSON.stringify(exported)}:${local}`).join(',');
-  return `${head.trimEnd()}\nconst ${binding}=Object.freeze({${members}});\n`;
-}
 
 /**
  * Makes JavaScript safe to place between `<script>` and `</script>`: `</script` (in a string, a regular
@@ -207,15 +131,7 @@ const CSP = [
 ].join('; ');
 
 function buildInspectorHtml(): string {
-  const bundlePath = fileURLToPath(import.meta.resolve(BUNDLE_SPECIFIER));
-  const bundle = rewriteBundleExports(readFileSync(bundlePath, 'utf8'), {
-    binding: BINDING,
-    required: REQUIRED_EXPORTS,
-    origin: bundlePath,
-  });
-  const widgetPath = path.join(import.meta.dirname, 'inspector-page.js');
-  const widget = readFileSync(widgetPath, 'utf8');
-  const script = `${inlineScriptText(bundle, bundlePath)}\n{\n${inlineScriptText(widget, widgetPath)}\n}\n`;
+  const script = inlineScriptText(loadInspectorWidget(), WIDGET_SOURCE);
   return [
     '<!doctype html>',
     '<html lang="en">',
@@ -226,7 +142,7 @@ function buildInspectorHtml(): string {
     '<title>Campaign inspector</title>',
     `<style>${STYLE}</style>`,
     '</head>',
-    `<body>${BODY}<script type="module">\n${script}</script>`,
+    `<body>${BODY}<script>\n${script}</script>`,
     '</body>',
     '</html>',
     '',
@@ -235,7 +151,7 @@ function buildInspectorHtml(): string {
 
 let cached: string | undefined;
 
-/** The widget page, built once at first call (the server calls it at boot, so a broken bundle fails early). */
+/** The widget page, built once at first call (the server calls it at boot, so a broken build fails early). */
 export function inspectorHtml(): string {
   cached ??= buildInspectorHtml();
   return cached;

@@ -1,17 +1,86 @@
-/* global ExtApps, document, window */
 /**
- * The campaign inspector widget (MCP Apps view, `io.modelcontextprotocol/ui`). Plain browser JavaScript with
- * no imports: campaign-inspector.ts reads this file and inlines it after the ext-apps bundle, inside a block,
- * with `ExtApps` bound to the bundle's exports. Every piece of data reaches the page through textContent or
- * text nodes, never as HTML. Every action is an ordinary `tools/call` that the host proxies to the server,
- * under the signed-in person's role.
+ * The campaign inspector widget (MCP Apps view, `io.modelcontextprotocol/ui`): browser code, bundled with the
+ * ext-apps runtime into one script by `scripts/build-inspector.ts` (see inspector-bundle.ts) and inlined into
+ * the page campaign-inspector.ts serves. Every piece of data reaches the page through textContent or text
+ * nodes, never as HTML. Every action is an ordinary `tools/call` that the host proxies to the server, under the
+ * signed-in person's role.
+ *
+ * The shapes below are what the widget reads of the tools' structured results (`query_campaigns`,
+ * `manage_campaigns`), every field optional: a host may hand over any tool's result, and a field the server
+ * stops sending must degrade the page, not break it.
  */
-const { App, PostMessageTransport } = ExtApps;
+import {
+  App,
+  applyDocumentTheme,
+  applyHostStyleVariables,
+  PostMessageTransport,
+  type AppEventMap,
+  type McpUiHostContext,
+} from '@modelcontextprotocol/ext-apps/app-with-deps';
+
+interface CampaignData {
+  id?: string;
+  name?: string;
+  status?: string;
+  objective?: string | null;
+  channels?: string[];
+  variantCount?: number;
+  activeDeployments?: number;
+}
+
+interface VariantData {
+  id: string;
+  campaignId?: string;
+  name: string;
+  version: number;
+  status?: string;
+  isControl?: boolean;
+  headline?: string;
+  body?: string;
+  callToAction?: string;
+}
+
+interface DeploymentData {
+  zoneId?: string;
+  surfaceId?: string | null;
+  status?: string;
+  priority?: number | null;
+}
+
+/** The union of what `query_campaigns` and `manage_campaigns` return, as far as the widget reads it. */
+interface ToolData {
+  action?: string;
+  campaign?: CampaignData;
+  campaignId?: string;
+  campaigns?: CampaignData[];
+  variant?: VariantData;
+  variants?: VariantData[];
+  deployments?: DeploymentData[];
+  nextCursor?: string | null;
+}
+
+type ToolResult = AppEventMap['toolresult'];
+type ListKind = 'variants' | 'deployments';
 
 const PAGE_SIZE = 100;
-const byId = (id) => document.getElementById(id);
+/** The page's fixed elements (campaign-inspector.ts writes them); a missing one is a build mistake. */
+function byId<T extends HTMLElement = HTMLElement>(id: string): T {
+  const node = document.getElementById(id);
+  if (!node) throw new Error(`The inspector page has no #${id}`);
+  return node as T;
+}
 
-const state = {
+const state: {
+  toolInput: Record<string, unknown>;
+  campaigns: CampaignData[] | null;
+  listCursor: string | null;
+  campaign: CampaignData | null;
+  variants: VariantData[];
+  variantsCursor: string | null;
+  deployments: DeploymentData[];
+  deploymentsCursor: string | null;
+  openToken: number;
+} = {
   /** Arguments of the tool call that opened the widget (ui/notifications/tool-input). */
   toolInput: {},
   /** The campaign list, when the widget was opened by `query_campaigns list`. */
@@ -27,17 +96,21 @@ const state = {
 };
 
 let idCounter = 0;
-const nextId = (prefix) => `${prefix}-${++idCounter}`;
+const nextId = (prefix: string) => `${prefix}-${++idCounter}`;
+
+type Child = Node | string | null | undefined | false;
+type Props = Record<string, unknown>;
 
 /** Builds an element; `text` sets textContent, `on<event>` adds a listener, anything else is an attribute. */
-function el(tag, props = {}, ...children) {
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: Props = {}, ...children: Child[]) {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(props)) {
     if (value === undefined || value === null || value === false) continue;
     if (key === 'text') node.textContent = String(value);
-    else if (key === 'className') node.className = value;
-    else if (key.startsWith('on') && typeof value === 'function') node.addEventListener(key.slice(2), value);
-    else node.setAttribute(key, value === true ? '' : String(value));
+    else if (key === 'className') node.className = String(value);
+    else if (key.startsWith('on') && typeof value === 'function') {
+      node.addEventListener(key.slice(2), value as EventListener);
+    } else node.setAttribute(key, value === true ? '' : String(value));
   }
   for (const child of children) {
     if (child !== null && child !== undefined && child !== false) node.append(child);
@@ -45,34 +118,34 @@ function el(tag, props = {}, ...children) {
   return node;
 }
 
-function setStatus(message, kind = 'info') {
+function setStatus(message: string, kind: 'info' | 'error' | 'success' = 'info') {
   const status = byId('status');
   status.textContent = message;
   status.dataset.kind = kind;
 }
 
 /** The text of a failed tool result (`code: message`), as the server wrote it. */
-function errorText(result) {
+function errorText(result: ToolResult): string {
   const first = Array.isArray(result?.content) ? result.content[0] : undefined;
-  if (first && typeof first.text === 'string' && first.text) return first.text;
+  if (first?.type === 'text' && first.text) return first.text;
   return 'The tool reported an error without a message.';
 }
 
 class ToolError extends Error {}
 
 /** Calls a server tool through the host; resolves to structuredContent, throws ToolError on isError. */
-async function callTool(name, args) {
-  let result;
+async function callTool(name: string, args: Record<string, unknown>): Promise<ToolData> {
+  let result: ToolResult;
   try {
     result = await app.callServerTool({ name, arguments: args });
   } catch (error) {
     throw new ToolError(`The host could not run ${name}: ${error instanceof Error ? error.message : String(error)}`);
   }
   if (result.isError) throw new ToolError(errorText(result));
-  return result.structuredContent ?? {};
+  return (result.structuredContent ?? {}) as ToolData;
 }
 
-const messageOf = (error) => (error instanceof Error ? error.message : String(error));
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 // ---------------------------------------------------------------------------------------------------------
 // Campaign list
@@ -99,7 +172,7 @@ function renderList() {
           className: 'linkish',
           'aria-describedby': detailsId,
           text: campaign.name,
-          onclick: () => openCampaign(campaign.id, campaign, { focus: true }),
+          onclick: () => campaign.id && openCampaign(campaign.id, campaign, { focus: true }),
         }),
         el(
           'span',
@@ -114,19 +187,20 @@ function renderList() {
   more.hidden = !state.listCursor;
 }
 
-function count(n, noun) {
+function count(n: unknown, noun: string): string {
   const value = typeof n === 'number' ? n : 0;
   return `${value} ${noun}${value === 1 ? '' : 's'}`;
 }
 
 async function loadMoreCampaigns() {
-  const button = byId('list-more');
+  const button = byId<HTMLButtonElement>('list-more');
   button.disabled = true;
   setStatus('Loading more campaigns…');
   try {
-    const filters = {};
+    const filters: Record<string, string> = {};
     for (const key of ['status', 'productId', 'search']) {
-      if (typeof state.toolInput[key] === 'string') filters[key] = state.toolInput[key];
+      const value = state.toolInput[key];
+      if (typeof value === 'string') filters[key] = value;
     }
     const data = await callTool('query_campaigns', { action: 'list', ...filters, cursor: state.listCursor });
     state.campaigns = [...(state.campaigns ?? []), ...(data.campaigns ?? [])];
@@ -144,7 +218,7 @@ async function loadMoreCampaigns() {
 // One campaign: header, variants, deployments
 
 /** Shows one campaign; `focus` only when the person asked for it (a tool result must not steal focus). */
-async function openCampaign(campaignId, known, { focus = false } = {}) {
+async function openCampaign(campaignId: string, known?: CampaignData, { focus = false } = {}) {
   const token = ++state.openToken;
   state.campaign = known ?? { id: campaignId };
   state.variants = [];
@@ -167,7 +241,7 @@ async function openCampaign(campaignId, known, { focus = false } = {}) {
   ]);
   if (token !== state.openToken) return;
 
-  const problems = [];
+  const problems: string[] = [];
   if (campaign.status === 'fulfilled' && campaign.value.campaign) state.campaign = campaign.value.campaign;
   else if (campaign.status === 'rejected') problems.push(messageOf(campaign.reason));
   renderCampaignHeader();
@@ -202,7 +276,7 @@ function renderCampaignHeader() {
   byId('campaign-heading').textContent = campaign.name ?? campaign.id ?? 'Campaign';
   const facts = byId('campaign-facts');
   facts.replaceChildren();
-  const add = (term, value) => {
+  const add = (term: string, value: string | null | undefined) => {
     if (value === undefined || value === null || value === '') return;
     facts.append(el('dt', { text: term }), el('dd', { text: value }));
   };
@@ -214,7 +288,7 @@ function renderCampaignHeader() {
   add('Campaign id', campaign.id);
 }
 
-async function loadMore(kind) {
+async function loadMore(kind: ListKind) {
   const campaignId = state.campaign?.id;
   const cursor = kind === 'variants' ? state.variantsCursor : state.deploymentsCursor;
   if (!campaignId || !cursor) return;
@@ -252,7 +326,7 @@ function renderVariants() {
  * not a <form>: hosts sandbox the widget without `allow-forms`, which blocks form submission before any submit
  * event, so Save is a plain button (and Enter in a one-line field saves too).
  */
-function variantCard(initial) {
+function variantCard(initial: VariantData): HTMLElement {
   let variant = initial;
   const headingId = nextId('variant-name');
   const formId = nextId('variant-form');
@@ -263,12 +337,15 @@ function variantCard(initial) {
     headline: { label: 'Headline', multiline: false, max: 200 },
     body: { label: 'Body', multiline: true, max: 5000 },
     callToAction: { label: 'Call to action', multiline: false, max: 60 },
-  };
-  const inputs = {};
+  } as const;
+  type Field = keyof typeof fields;
+  const fieldNames = Object.keys(fields) as Field[];
+  const inputs = {} as Record<Field, HTMLInputElement | HTMLTextAreaElement>;
   const form = el('fieldset', { id: formId, className: 'edit', hidden: true });
   const legend = el('legend');
   form.append(legend);
-  for (const [name, field] of Object.entries(fields)) {
+  for (const name of fieldNames) {
+    const field = fields[name];
     const inputId = nextId(`variant-${name}`);
     inputs[name] = field.multiline
       ? el('textarea', { id: inputId, name, rows: 4, maxlength: field.max })
@@ -315,7 +392,7 @@ function variantCard(initial) {
   }
 
   function openForm() {
-    for (const name of Object.keys(fields)) inputs[name].value = variant[name] ?? '';
+    for (const name of fieldNames) inputs[name].value = variant[name] ?? '';
     form.hidden = false;
     edit.setAttribute('aria-expanded', 'true');
     result.textContent = '';
@@ -428,7 +505,7 @@ function renderDeployments() {
 // ---------------------------------------------------------------------------------------------------------
 // The host: tool input and result, theming
 
-function campaignIdOf(data) {
+function campaignIdOf(data: ToolData): string | null {
   if (data && typeof data === 'object') {
     if (data.campaign && typeof data.campaign.id === 'string') return data.campaign.id;
     if (typeof data.campaignId === 'string') return data.campaignId;
@@ -439,12 +516,12 @@ function campaignIdOf(data) {
   return typeof state.toolInput.campaignId === 'string' ? state.toolInput.campaignId : null;
 }
 
-function handleToolResult(result) {
+function handleToolResult(result: ToolResult) {
   if (result.isError) {
     setStatus(errorText(result), 'error');
     return;
   }
-  const data = result.structuredContent ?? {};
+  const data = (result.structuredContent ?? {}) as ToolData;
   if (data.action === 'list' && Array.isArray(data.campaigns)) {
     state.campaigns = data.campaigns;
     state.listCursor = data.nextCursor ?? null;
@@ -458,20 +535,21 @@ function handleToolResult(result) {
   }
   const campaignId = campaignIdOf(data);
   if (campaignId) {
-    openCampaign(campaignId, data.action === 'get' ? data.campaign : undefined);
+    void openCampaign(campaignId, data.action === 'get' ? data.campaign : undefined);
     return;
   }
-  const text = Array.isArray(result.content) ? result.content.find((c) => c.type === 'text')?.text : undefined;
+  const first = Array.isArray(result.content) ? result.content.find((c) => c.type === 'text') : undefined;
+  const text = first?.type === 'text' ? first.text : undefined;
   setStatus(text || 'The tool result names no campaign to show.');
 }
 
-let hostContext = {};
+let hostContext: McpUiHostContext = {};
 
-function applyHostContext(context) {
+function applyHostContext(context: McpUiHostContext) {
   hostContext = { ...hostContext, ...context };
   try {
-    if (hostContext.theme === 'light' || hostContext.theme === 'dark') ExtApps.applyDocumentTheme?.(hostContext.theme);
-    if (hostContext.styles?.variables) ExtApps.applyHostStyleVariables?.(hostContext.styles.variables);
+    if (hostContext.theme === 'light' || hostContext.theme === 'dark') applyDocumentTheme(hostContext.theme);
+    if (hostContext.styles?.variables) applyHostStyleVariables(hostContext.styles.variables);
   } catch (error) {
     console.warn('Could not apply the host theme', error);
   }
@@ -485,7 +563,7 @@ byId('back').addEventListener('click', () => {
 });
 byId('list-more').addEventListener('click', loadMoreCampaigns);
 byId('reload').addEventListener('click', () => {
-  if (state.campaign?.id) openCampaign(state.campaign.id, state.campaign, { focus: true });
+  if (state.campaign?.id) void openCampaign(state.campaign.id, state.campaign, { focus: true });
 });
 
 const app = new App({ name: 'campaign-inspector', version: '1.0.0' }, {}, { autoResize: true });
