@@ -93,6 +93,7 @@ describe('ERROR_TABLE', () => {
       'conversion', // site event types
       'impression',
       'concierge_question',
+      'button', // an HTML button's type (the inspector widget)
     ]);
     const missing = [...found]
       .filter(([code]) => !isErrorCode(code) && !notErrorCodes.has(code))
