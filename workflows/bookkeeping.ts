@@ -5,7 +5,7 @@
  * activity runs in the worker inside the workflow task and is recorded as one marker, where a regular
  * activity costs three history events and another workflow-task round trip through the server. With a dozen
  * such calls per generation that was most of the Temporal server's work, and what new starts queued behind
- * (README, "Long jobs", has the `bench:jobs` figures).
+ * (docs/benchmarks.md, "History", has the `bench:jobs` figures).
  *
  * The creative work (steps, renders, imports) stays in regular activities: it is long, heartbeats, and must
  * survive its worker.

@@ -6,7 +6,7 @@
  * hidden tools. Call codes are looked up by the `CallCodeLookup` (issued and revoked by operators).
  *
  * Answers are cached briefly per (code, workspace) so a busy connection does not query the database on every
- * request; a revocation therefore takes effect within `cacheTtlMs` (default 15 s, documented in the README).
+ * request; a revocation therefore takes effect within `cacheTtlMs` (default 15 s, documented in docs/agent-interface.md).
  */
 import type { Principal } from '../auth/principal.ts';
 import type { ProfileResolver } from '../http/routes/mcp.ts';

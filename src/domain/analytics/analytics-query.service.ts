@@ -1,7 +1,7 @@
 /**
  * `query_analytics`: snapshot, A/B tests, the CVG dashboard and insights, all read from the rollups.
  *
- * Definitions (also in README "Analytics"):
+ * Definitions (also in docs/analytics.md, "Definitions"):
  * - **Impressions**: raw deliveries of a variant (every render in a zone, every markdown read).
  * - **Reach**: distinct sessions with at least one impression in the window (HyperLogLog union of the daily
  *   sketches, ±0.8 %), never above the impressions that had a session.

@@ -76,7 +76,7 @@ export class Tally {
 
 /**
  * What every analytics section reports for a slice. Impressions (raw deliveries) and Reach (distinct
- * sessions) are always separate fields; see README "Analytics" for the exact definitions.
+ * sessions) are always separate fields; see docs/analytics.md for the exact definitions.
  */
 export interface Metrics {
   impressions: number;

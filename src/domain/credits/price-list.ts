@@ -124,7 +124,7 @@ export function filmLines(stage: 'create' | 'revise_storyboard' | 'revise_render
 
 export const totalOf = (lines: readonly PriceLine[]) => lines.reduce((sum, line) => sum + line.credits, 0);
 
-/** The price list as agents read it in `svc://capabilities` and as the README documents it. */
+/** The price list as agents read it in `svc://capabilities` and as docs/agent-interface.md documents it. */
 export function describePriceList() {
   return {
     unit: 'credits',
