@@ -61,6 +61,8 @@ export async function startWorker(
       sites: {
         links: { base: config.urls.base, platform: config.urls.platform, auth: config.urls.auth },
         subdomainOrigin: (slug) => brandSiteUrl(config, slug),
+        // The catalogue costs ~0.4 s of module loading; a worker pays it on its first publication only.
+        toolServer: async () => (await import('./mcp/tool-listing.ts')).TOOL_SERVER_LISTING,
       },
     }),
     shutdownGraceTime: '30s',
