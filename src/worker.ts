@@ -11,12 +11,12 @@ import { Client, Connection } from '@temporalio/client';
 import { createActivities } from '../activities/index.ts';
 import { loadConfigOrExit, type Config } from './config.ts';
 import { createConfiguredStudio } from './domain/creative/studio.ts';
-import { createRepublishPort } from './domain/publishing/publishing.service.ts';
 import { createSafeFetch, type SafeFetchOptions } from './net/safe-fetch.ts';
 import { brandSiteUrl } from './http/hosts.ts';
 import { createOrm, migrateToLatest } from './db/orm.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { ensureSearchAttributes } from './temporal/search-attributes.ts';
+import { createRepublishPort } from './temporal/temporal-republish-port.ts';
 import { WORKFLOWS_PATH } from './temporal/workflows-path.ts';
 
 export interface RunningWorker {
