@@ -7,7 +7,7 @@
  */
 import type { Brandbook } from '../../../domain/brand/brand.entity.ts';
 import { DEFAULT_BRANDBOOK } from '../../../domain/brand/brand.entity.ts';
-import { escapeHtml } from '../../../http/views/html.ts';
+import { escapeHtml } from '../../../views/html.ts';
 import { BRAND_PATHS, sitePaths, type PagePart } from '../site-model.ts';
 import type { Block, Fact, ImageItem, JsonLdNode, LinkItem, PageContent, VariantContent } from './content.ts';
 import { PartsBuilder } from './parts.ts';
