@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { A2A_PROTOCOL_VERSION, AgentCard } from '@a2a-js/sdk';
-import { DEFAULT_BRANDBOOK, DEFAULT_CONCIERGE } from '../../src/domain/brand/brand.entity.ts';
+import { DEFAULT_BRANDBOOK, DEFAULT_CONCIERGE } from '../../src/domain/brand/brand-defaults.ts';
 import { DEFAULT_PROFILE, DEFAULT_TOOLS } from '../../src/mcp/profiles.ts';
 import { ALL_TOOLS, CATALOGUE } from '../../src/mcp/registry.ts';
 import { TOOL_SERVER_LISTING } from '../../src/mcp/tool-listing.ts';
