@@ -4,6 +4,7 @@ import type { RepublishPort } from '../src/domain/campaigns/campaigns.service.ts
 import type { CreativeStudio } from '../src/domain/creative/studio.ts';
 import type { SafeFetch } from '../src/net/safe-fetch.ts';
 import type { PlatformLinks } from '../src/public/brand-site/site-model.ts';
+import type { ToolServerListing } from '../src/public/well-known/server-card.ts';
 
 /** What activity factories receive from the worker's composition root. */
 export interface ActivityDeps {
@@ -20,5 +21,10 @@ export interface ActivityDeps {
     links: PlatformLinks;
     /** The brand subdomain's origin for a workspace slug (`https://acme.brands.example.com`). */
     subdomainOrigin(slug: string): string;
+    /**
+     * The tool server's default tools for the server card, from the MCP catalogue. A function so that the
+     * worker loads the catalogue (every tool module) only when it first publishes, not at boot.
+     */
+    toolServer(): Promise<ToolServerListing>;
   };
 }

@@ -3,10 +3,16 @@
  * a job out of a terminal state, so a late retry cannot resurrect a finished job.
  */
 import { Job, JobStep, type JobError, type JobProgress } from '../src/domain/jobs/job.entity.ts';
+import { statusesThatMayBecome, TERMINAL_JOB_STATUSES } from '../src/domain/jobs/job-status.ts';
 import { newId } from '../src/domain/shared/ids.ts';
 import type { ActivityDeps } from './deps.ts';
 
-const TERMINAL = ['succeeded', 'failed', 'cancelled'] as const;
+/** Each update below is guarded by the transition table (job-status.ts), evaluated by the database. */
+const MAY_BECOME_RUNNING = statusesThatMayBecome('running');
+const MAY_BECOME_INPUT_REQUIRED = statusesThatMayBecome('input_required');
+const MAY_SUCCEED = statusesThatMayBecome('succeeded');
+const MAY_FAIL = statusesThatMayBecome('failed');
+const MAY_BE_CANCELLED = statusesThatMayBecome('cancelled');
 
 export function createJobActivities({ orm }: ActivityDeps) {
   return {
@@ -14,7 +20,7 @@ export function createJobActivities({ orm }: ActivityDeps) {
       const em = orm.em.fork();
       await em.nativeUpdate(
         Job,
-        { id: jobId, status: { $in: ['queued', 'running', 'input_required'] } },
+        { id: jobId, status: { $in: MAY_BECOME_RUNNING } },
         { status: 'running', startedAt: new Date(), updatedAt: new Date() },
       );
     },
@@ -23,14 +29,19 @@ export function createJobActivities({ orm }: ActivityDeps) {
       const em = orm.em.fork();
       await em.nativeUpdate(
         Job,
-        { id: jobId, status: { $in: ['queued', 'running', 'input_required'] } },
+        { id: jobId, status: { $in: MAY_BECOME_INPUT_REQUIRED } },
         { status: 'input_required', progress: { fraction: 0, message }, updatedAt: new Date() },
       );
     },
 
     async reportJobProgress(jobId: string, progress: JobProgress): Promise<void> {
       const em = orm.em.fork();
-      await em.nativeUpdate(Job, { id: jobId, status: { $nin: [...TERMINAL] } }, { progress, updatedAt: new Date() });
+      // Progress is not a transition: any job still open may report it.
+      await em.nativeUpdate(
+        Job,
+        { id: jobId, status: { $nin: [...TERMINAL_JOB_STATUSES] } },
+        { progress, updatedAt: new Date() },
+      );
     },
 
     async completeJob(jobId: string, result: Record<string, unknown>): Promise<void> {
@@ -38,7 +49,7 @@ export function createJobActivities({ orm }: ActivityDeps) {
       const now = new Date();
       await em.nativeUpdate(
         Job,
-        { id: jobId, status: { $nin: [...TERMINAL] } },
+        { id: jobId, status: { $in: MAY_SUCCEED } },
         { status: 'succeeded', result, progress: { fraction: 1 }, finishedAt: now, updatedAt: now },
       );
     },
@@ -48,7 +59,7 @@ export function createJobActivities({ orm }: ActivityDeps) {
       const now = new Date();
       await em.nativeUpdate(
         Job,
-        { id: jobId, status: { $nin: [...TERMINAL] } },
+        { id: jobId, status: { $in: MAY_FAIL } },
         { status: 'failed', error, finishedAt: now, updatedAt: now },
       );
     },
@@ -58,7 +69,7 @@ export function createJobActivities({ orm }: ActivityDeps) {
       const now = new Date();
       await em.nativeUpdate(
         Job,
-        { id: jobId, status: { $nin: [...TERMINAL] } },
+        { id: jobId, status: { $in: MAY_BE_CANCELLED } },
         { status: 'cancelled', finishedAt: now, updatedAt: now },
       );
     },

@@ -22,6 +22,7 @@ export function createPublishingActivities({ orm, sites }: ActivityDeps) {
       workspaceId: string;
       reasons: string[];
     }): Promise<{ version: number; campaigns: number; documents: number; nextChangeAt: string | null }> {
+      const toolServer = await sites.toolServer();
       const em = orm.em.fork();
       return em.transactional(async (tx) => {
         await tx
@@ -66,7 +67,7 @@ export function createPublishingActivities({ orm, sites }: ActivityDeps) {
           snapshot,
         };
         const rendered = renderBrandSite(site);
-        rendered.files.push(...renderBrandAgentFiles(site, sites.links));
+        rendered.files.push(...renderBrandAgentFiles(site, sites.links, toolServer));
         const documents = await writeSiteDocuments(tx, input.workspaceId, version, rendered);
         return {
           version,

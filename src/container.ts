@@ -23,7 +23,7 @@ import { createCustomDomainsService } from './domain/brand/custom-domains.servic
 import { createCampaignsService } from './domain/campaigns/campaigns.service.ts';
 import { createProductsService } from './domain/products/products.service.ts';
 import { createCallCodesService } from './domain/profiles/call-codes.service.ts';
-import { createRepublishPort, republishOutdatedSites } from './domain/publishing/publishing.service.ts';
+import { republishOutdatedSites } from './domain/publishing/publishing.service.ts';
 import type { WorkspaceScope } from './domain/shared/scope.ts';
 import { createSurfacesService } from './domain/surfaces/surfaces.service.ts';
 import { Workspace } from './domain/workspaces/workspace.entity.ts';
@@ -48,6 +48,7 @@ import { createGenerationService } from './domain/generation/generation.service.
 import { createProductImportsService } from './domain/products/product-imports.service.ts';
 import { createRendersService } from './domain/renders/renders.service.ts';
 import { createTemporalJobLauncher } from './temporal/temporal-job-launcher.ts';
+import { createRepublishPort } from './temporal/temporal-republish-port.ts';
 import { UnavailableError } from './errors.ts';
 import { brandSiteUrl } from './http/hosts.ts';
 import { createSiteEventRecorder, ensureEventPartitions } from './domain/analytics/event-recorder.ts';

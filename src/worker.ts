@@ -11,12 +11,12 @@ import { Client, Connection } from '@temporalio/client';
 import { createActivities } from '../activities/index.ts';
 import { loadConfigOrExit, type Config } from './config.ts';
 import { createConfiguredStudio } from './domain/creative/studio.ts';
-import { createRepublishPort } from './domain/publishing/publishing.service.ts';
 import { createSafeFetch, type SafeFetchOptions } from './net/safe-fetch.ts';
 import { brandSiteUrl } from './http/hosts.ts';
 import { createOrm, migrateToLatest } from './db/orm.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { ensureSearchAttributes } from './temporal/search-attributes.ts';
+import { createRepublishPort } from './temporal/temporal-republish-port.ts';
 import { WORKFLOWS_PATH } from './temporal/workflows-path.ts';
 
 export interface RunningWorker {
@@ -61,6 +61,8 @@ export async function startWorker(
       sites: {
         links: { base: config.urls.base, platform: config.urls.platform, auth: config.urls.auth },
         subdomainOrigin: (slug) => brandSiteUrl(config, slug),
+        // The catalogue costs ~0.4 s of module loading; a worker pays it on its first publication only.
+        toolServer: async () => (await import('./mcp/tool-listing.ts')).TOOL_SERVER_LISTING,
       },
     }),
     shutdownGraceTime: '30s',

@@ -20,6 +20,7 @@ import { createContainer } from '../../src/container.ts';
 import { createHttpApp } from '../../src/http/app.ts';
 import { brandSiteUrl } from '../../src/http/hosts.ts';
 import { createLogger } from '../../src/logger.ts';
+import { TOOL_SERVER_LISTING } from '../../src/mcp/tool-listing.ts';
 
 const config = loadConfigOrExit(processEnv());
 const log = createLogger({ level: 'silent', name: 'bench' });
@@ -68,6 +69,7 @@ const publishing = createPublishingActivities({
   sites: {
     links: { base: config.urls.base, platform: config.urls.platform, auth: config.urls.auth },
     subdomainOrigin: (slug) => brandSiteUrl(config, slug),
+    toolServer: async () => TOOL_SERVER_LISTING,
   },
 });
 await publishing.publishSite({ workspaceId: workspace.id, reasons: ['bench'] });

@@ -24,6 +24,7 @@ import { conversionRoutes } from './routes/conversions.ts';
 import { mcpRoutes } from './routes/mcp.ts';
 import { mediaRoutes } from './routes/media.ts';
 import { protectedResourceRoutes } from './routes/protected-resource.ts';
+import { TOOL_SERVER_LISTING } from '../mcp/tool-listing.ts';
 import { rootSiteRoutes } from './routes/root-site.ts';
 import { brandSiteRoutes } from './routes/brand-site.ts';
 import { conciergeMiddleware } from './routes/brand-concierge.ts';
@@ -135,7 +136,7 @@ export function createHttpApp(container: Container): HttpApp {
     mount(container.oauth.provider as unknown as Koa),
   ]);
 
-  const root = compose([rootSiteRoutes(config)]);
+  const root = compose([rootSiteRoutes(config, TOOL_SERVER_LISTING)]);
   // Events minted while serving have never been written, so they take the recorder's COPY path.
   const servedEvents = createBufferedSink({ record: (events) => services.siteEvents.recordFresh(events) }, { log });
   const brand = brandSiteRoutes({

@@ -106,11 +106,5 @@ export const PROFILES: readonly ProfileDefinition[] = [
   profile('autonomous_ops', 'Every tool, for supervised autonomous agents.', DEFAULT_TOOLS),
 ];
 
-export const PROFILE_NAMES = new Set(PROFILES.map((p) => p.name));
-
-export function profileByName(name: string): ProfileDefinition | undefined {
-  return PROFILES.find((p) => p.name === name);
-}
-
 /** Profiles an operator can issue call codes for (all but the default and the discovery fallback). */
 export const SELECTABLE_PROFILES: readonly string[] = PROFILES.filter((p) => p.requiresCallCode).map((p) => p.name);

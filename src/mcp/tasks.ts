@@ -44,11 +44,6 @@ const RESULT_WAIT_STEP_MS = 500;
 
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
 
-export interface JobTaskRef {
-  taskId: string;
-  jobId: string;
-}
-
 /**
  * The client asked for a task handle: `task` in the params (2025), or the extension in the per-request
  * client capabilities of the request's `_meta` envelope (2026; the SDK lifts the envelope out of `params`).

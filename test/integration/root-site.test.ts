@@ -3,6 +3,7 @@
  * (GET and HEAD), the MCP server card and the protected-resource metadata. Every answer is public (CORS `*`),
  * cacheable with an ETag, sets no cookie, and is the same whether or not the request carries a credential.
  */
+import { TOOL_SERVER_LISTING } from '../../src/mcp/tool-listing.ts';
 import { buildServerCard } from '../../src/public/well-known/server-card.ts';
 import { closeTestFetch, testFetch } from '../support/http.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
@@ -227,10 +228,10 @@ describe('/.well-known/mcp/server-card.json and /auth.md', () => {
     const response = await testFetch(`${base}/.well-known/mcp/server-card.json`);
     const card = (await response.json()) as ReturnType<typeof buildServerCard>;
     expect(card).toEqual(
-      buildServerCard({ base, platform: platform.urls.platform, auth: platform.urls.auth }) as unknown as Record<
-        string,
-        unknown
-      >,
+      buildServerCard(
+        { base, platform: platform.urls.platform, auth: platform.urls.auth },
+        TOOL_SERVER_LISTING,
+      ) as unknown as Record<string, unknown>,
     );
     expect(card.remotes[0]!.url).toBe(platform.urls.mcp);
   });

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { XMLParser } from 'fast-xml-parser';
 import { parse } from 'parse5';
 import robotsParserModule from 'robots-parser';
-import { DEFAULT_BRANDBOOK, DEFAULT_CONCIERGE } from '../../src/domain/brand/brand.entity.ts';
+import { DEFAULT_BRANDBOOK, DEFAULT_CONCIERGE } from '../../src/domain/brand/brand-defaults.ts';
 import type { VariantView } from '../../src/domain/campaigns/campaigns.service.ts';
 import type { ProductView } from '../../src/domain/products/products.service.ts';
 import { publicSnapshot, type SiteSnapshot } from '../../src/domain/publishing/site-snapshot.ts';

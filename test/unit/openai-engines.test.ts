@@ -8,7 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PNG } from 'pngjs';
 import type { BrandView } from '../../src/domain/brand/brand.service.ts';
-import { DEFAULT_BRANDBOOK, DEFAULT_CONCIERGE } from '../../src/domain/brand/brand.entity.ts';
+import { DEFAULT_BRANDBOOK, DEFAULT_CONCIERGE } from '../../src/domain/brand/brand-defaults.ts';
 import { createOpenAiEngines, CreativeProviderError } from '../../src/domain/creative/openai/openai-engines.ts';
 import type { ProductView } from '../../src/domain/products/products.service.ts';
 

@@ -6,9 +6,10 @@
  */
 import { createHash } from 'node:crypto';
 import { A2A_PROTOCOL_VERSION, AgentCard } from '@a2a-js/sdk';
-import { DEFAULT_BRANDBOOK, DEFAULT_CONCIERGE } from '../../src/domain/brand/brand.entity.ts';
+import { DEFAULT_BRANDBOOK, DEFAULT_CONCIERGE } from '../../src/domain/brand/brand-defaults.ts';
 import { DEFAULT_PROFILE, DEFAULT_TOOLS } from '../../src/mcp/profiles.ts';
 import { ALL_TOOLS, CATALOGUE } from '../../src/mcp/registry.ts';
+import { TOOL_SERVER_LISTING } from '../../src/mcp/tool-listing.ts';
 import {
   BRAND_SKILL_NAMES,
   type PlatformLinks,
@@ -106,7 +107,7 @@ function parseFrontMatter(body: string): { fields: Record<string, string>; metad
 }
 
 const site = publication();
-const files = renderBrandAgentFiles(site, links);
+const files = renderBrandAgentFiles(site, links, TOOL_SERVER_LISTING);
 
 describe('the agent skills', () => {
   const index = JSON.parse(fileAt(files, WELL_KNOWN_PATHS.skillsIndex).body) as {
@@ -169,7 +170,11 @@ describe('the agent skills', () => {
   });
 
   it('keeps the YAML valid whatever the brand is called', () => {
-    const odd = renderBrandAgentFiles(publication({ displayName: 'Joe\'s "Beans": #1\nCafé' }), links);
+    const odd = renderBrandAgentFiles(
+      publication({ displayName: 'Joe\'s "Beans": #1\nCafé' }),
+      links,
+      TOOL_SERVER_LISTING,
+    );
     const skill = fileAt(odd, '/.well-known/agent-skills/ask-venue/SKILL.md');
     const { metadata, fields } = parseFrontMatter(skill.body);
     expect(metadata.brand).toBe('Joe\'s "Beans": #1 Café');
@@ -304,7 +309,7 @@ describe('auth.md', () => {
 
 describe('rendering', () => {
   it('is deterministic and stamps every file with the publication time', () => {
-    expect(renderBrandAgentFiles(publication(), links)).toEqual(files);
+    expect(renderBrandAgentFiles(publication(), links, TOOL_SERVER_LISTING)).toEqual(files);
     for (const file of files) expect(file.lastModified).toBe(site.publishedAt);
     expect(new Set(files.map((file) => file.path)).size).toBe(files.length);
     expect(files.map((file) => file.path).sort()).toEqual(
@@ -326,10 +331,12 @@ describe('rendering', () => {
         (skill) => skill.digest,
       );
     // A client that cached a verified skill need not fetch it again after every unrelated republish.
-    expect(digests(renderBrandAgentFiles(publication({ version: 8 }), links))).toEqual(digests(files));
-    expect(digests(renderBrandAgentFiles(publication({ displayName: 'Other Roasters' }), links))).not.toEqual(
+    expect(digests(renderBrandAgentFiles(publication({ version: 8 }), links, TOOL_SERVER_LISTING))).toEqual(
       digests(files),
     );
+    expect(
+      digests(renderBrandAgentFiles(publication({ displayName: 'Other Roasters' }), links, TOOL_SERVER_LISTING)),
+    ).not.toEqual(digests(files));
   });
 });
 
@@ -341,7 +348,11 @@ describe('the root documents', () => {
   });
 
   it('write llms.txt with the brand-site pattern', () => {
-    const text = renderRootLlmsTxt({ links, brandSitePattern: 'https://<slug>.brands.example.com' });
+    const text = renderRootLlmsTxt({
+      links,
+      brandSitePattern: 'https://<slug>.brands.example.com',
+      toolServer: TOOL_SERVER_LISTING,
+    });
     expect(text.startsWith('# ')).toBe(true);
     expect(text).toContain('https://<slug>.brands.example.com');
   });

@@ -24,10 +24,10 @@ import type { SafeFetch } from '../../net/safe-fetch.ts';
 import { createAdapterFactory } from './adapter.ts';
 import { nativeOnly, redirectUrisProblem } from './redirect-uris.ts';
 import { OAuthGrantBinding } from './oidc.entities.ts';
+import { MCP_SCOPES } from '../scopes.ts';
 import { loadSigningKeys } from './signing-keys.ts';
 import { renderOAuthError } from './views.ts';
 
-export const MCP_SCOPES = ['mcp:read', 'mcp:write'] as const;
 /**
  * Every scope this authorization server accepts, and exactly what its metadata advertises in
  * `scopes_supported`: the MCP scopes, `offline_access` (a client asking for a refresh token, SEP-2207) and

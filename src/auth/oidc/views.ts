@@ -1,6 +1,6 @@
 /** Pages of the authorization server: sign-in, consent with the workspace picker, and errors. */
 import type { KoaContextWithOIDC } from 'oidc-provider';
-import { html, page } from '../../http/views/html.ts';
+import { html, page } from '../../views/html.ts';
 import type { Role } from '../../domain/workspaces/roles.ts';
 
 export interface ConsentView {

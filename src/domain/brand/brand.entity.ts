@@ -36,17 +36,6 @@ export interface ConciergeSettings {
   escalation: string | null;
 }
 
-export const DEFAULT_BRANDBOOK: Brandbook = {
-  colors: { primary: '#1B4D3E', secondary: '#F2E8CF', accent: '#BC4749', background: '#FFFFFF', text: '#1B1F24' },
-  fonts: { heading: 'Georgia, serif', body: 'system-ui, sans-serif' },
-  logoUrl: null,
-  rules: [],
-};
-
-export const DEFAULT_VOICE: BrandVoice = { tone: null, personality: [], doSay: [], dontSay: [], sampleCopy: null };
-
-export const DEFAULT_CONCIERGE: ConciergeSettings = { enabled: true, greeting: null, faq: [], escalation: null };
-
 /** The workspace's brand: brand book, public profile, voice and concierge settings (one per workspace). */
 export const BrandSchema = defineEntity({
   name: 'Brand',

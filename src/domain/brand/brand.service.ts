@@ -9,16 +9,8 @@ import type { WorkspaceScope } from '../shared/scope.ts';
 import { parseInput } from '../shared/validate.ts';
 import { Workspace } from '../workspaces/workspace.entity.ts';
 import type { RepublishPort } from '../campaigns/campaigns.service.ts';
-import {
-  Brand,
-  DEFAULT_BRANDBOOK,
-  DEFAULT_CONCIERGE,
-  DEFAULT_VOICE,
-  type Brandbook,
-  type BrandProfile,
-  type BrandVoice,
-  type ConciergeSettings,
-} from './brand.entity.ts';
+import { DEFAULT_BRANDBOOK, DEFAULT_CONCIERGE, DEFAULT_VOICE } from './brand-defaults.ts';
+import { Brand, type Brandbook, type BrandProfile, type BrandVoice, type ConciergeSettings } from './brand.entity.ts';
 
 const Color = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a hex colour like #1B4D3E');
 const HttpUrl = z

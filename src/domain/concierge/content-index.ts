@@ -18,7 +18,7 @@
 import { LRUCache } from 'lru-cache';
 import MiniSearch from 'minisearch';
 import { cleanText, fitLength, looksLikeInstruction, sentencesOf } from '../creative/text/sanitize.ts';
-import { formatPrice } from '../products/products.service.ts';
+import { formatPrice } from '../products/price.ts';
 import type { PublicProduct } from '../publishing/site-snapshot.ts';
 import { pageTitleFromPath, sitePaths, type PublishedSite } from '../../public/brand-site/site-model.ts';
 import { allowsFuzzy, allowsPrefix, processTerm, tokenize, termsOf } from './terms.ts';

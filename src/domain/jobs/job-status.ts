@@ -35,3 +35,12 @@ const NEXT: Record<JobStatus, readonly JobStatus[]> = {
 export function canTransitionJob(from: JobStatus, to: JobStatus): boolean {
   return NEXT[from].includes(to);
 }
+
+/**
+ * Every status a job may be in for it to move to `to`, by the table above. The job activities write rows with
+ * a conditional update (`status in (…)`) so that a late retry loses the race in the database, not in memory;
+ * this gives them the `in` list from the one table instead of a hand-written copy.
+ */
+export function statusesThatMayBecome(to: JobStatus): JobStatus[] {
+  return JOB_STATUSES.filter((from) => canTransitionJob(from, to));
+}

@@ -16,7 +16,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { NotFoundError, UnavailableError } from '../../errors.ts';
 import { newId } from '../shared/ids.ts';
 import type { WorkspaceScope } from '../shared/scope.ts';
-import { workflowIdFor } from '../../temporal/workflow-ids.ts';
+import { workflowIdFor } from './workflow-ids.ts';
 import type { JobLauncher, WorkflowState } from './job-launcher.ts';
 import { TERMINAL_JOB_STATUSES, type JobStatus } from './job-status.ts';
 import { Job } from './job.entity.ts';

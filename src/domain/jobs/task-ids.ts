@@ -4,7 +4,3 @@ import { randomBytes } from 'node:crypto';
 export function newTaskId(): string {
   return `tsk_${randomBytes(24).toString('base64url')}`;
 }
-
-export function isTaskIdShape(value: string): boolean {
-  return /^tsk_[A-Za-z0-9_-]{32}$/.test(value);
-}

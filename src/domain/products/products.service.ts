@@ -70,11 +70,6 @@ export interface ProductView {
 }
 
 /** The product's price as people read it ("€18.00"), or null when it has no price or currency. */
-export function formatPrice(product: Pick<ProductView, 'price' | 'currency'> | null): string | null {
-  if (!product || product.price === null || !product.currency) return null;
-  return new Intl.NumberFormat('en', { style: 'currency', currency: product.currency }).format(product.price);
-}
-
 export function toProductView(product: Product): ProductView {
   return {
     id: product.id,

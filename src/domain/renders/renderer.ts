@@ -15,7 +15,8 @@ import { Variant } from '../campaigns/variant.entity.ts';
 import type { CreativeStudio } from '../creative/studio.ts';
 import type { EmbeddedImage } from '../creative/images/compose.ts';
 import { encodeVideo, type Keyframe } from '../creative/video/ffmpeg.ts';
-import { formatPrice, toProductView, type ProductView } from '../products/products.service.ts';
+import { formatPrice } from '../products/price.ts';
+import { toProductView, type ProductView } from '../products/products.service.ts';
 import { findTemplate, type VideoTemplate } from '../video/templates.ts';
 import { STILL_SIZES, type RenderOutput, type RenderRequest } from './render.types.ts';
 

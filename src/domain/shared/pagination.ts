@@ -2,26 +2,10 @@
  * Cursor pagination, the same everywhere lists can grow: newest first, keyset on (createdAt, id), opaque
  * cursors. Agents pass `nextCursor` back unchanged; page size defaults to 20 and is capped at 100.
  */
-import { z } from 'zod';
 import { ValidationError } from '../../errors.ts';
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
-
-export const PageInput = {
-  cursor: z
-    .string()
-    .max(200)
-    .optional()
-    .describe('Opaque cursor from a previous page (nextCursor); omit for the first page.'),
-  limit: z
-    .number()
-    .int('must be a whole number')
-    .min(1, 'must be at least 1')
-    .max(MAX_PAGE_SIZE, `must be at most ${MAX_PAGE_SIZE}`)
-    .optional()
-    .describe(`Page size, default ${DEFAULT_PAGE_SIZE}, at most ${MAX_PAGE_SIZE}.`),
-};
 
 export interface Keyset {
   createdAt: Date;

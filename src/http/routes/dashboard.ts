@@ -10,7 +10,7 @@ import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
 import type { Context, Middleware } from 'koa';
 import { can, type Permission } from '../../auth/permissions.ts';
-import { authenticatePassword } from '../../auth/oidc/interactions.ts';
+import { authenticatePassword } from '../../domain/sessions/password-sign-in.ts';
 import type { ConnectedAppsService } from '../../auth/oidc/connected-apps.ts';
 import type { Container } from '../../container.ts';
 import type { AuditService } from '../../domain/audit/audit.service.ts';

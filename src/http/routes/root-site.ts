@@ -16,6 +16,7 @@ import {
   rootSiteDocument,
   type RootSiteDocument,
 } from '../../public/root-site/index.ts';
+import type { ToolServerListing } from '../../public/well-known/server-card.ts';
 import { brandSiteUrl } from '../hosts.ts';
 import { matchesIfNoneMatch } from '../conditional.ts';
 
@@ -32,11 +33,12 @@ export function rootProtectedResourceMetadata(config: Config) {
   };
 }
 
-/** The root site's documents for this configuration (also what the tests compare against). */
-export function rootSiteDocuments(config: Config): RootSiteDocument[] {
+/** The root site's documents for this configuration and tool catalogue (also what the tests compare against). */
+export function rootSiteDocuments(config: Config, toolServer: ToolServerListing): RootSiteDocument[] {
   const documents = renderRootSiteDocuments({
     links: { base: config.urls.base, platform: config.urls.platform, auth: config.urls.auth },
     brandSitePattern: brandSiteUrl(config, '<slug>'),
+    toolServer,
   });
   const metadata = rootSiteDocument(
     '/.well-known/oauth-protected-resource',
@@ -46,7 +48,7 @@ export function rootSiteDocuments(config: Config): RootSiteDocument[] {
   return [...documents, metadata];
 }
 
-export function rootSiteRoutes(config: Config): Router {
+export function rootSiteRoutes(config: Config, toolServer: ToolServerListing): Router {
   const router = new Router();
   const catalogLink = `<${config.urls.base}${ROOT_SITE_PATHS.apiCatalog}>; rel="api-catalog"`;
 
@@ -58,7 +60,7 @@ export function rootSiteRoutes(config: Config): Router {
     ctx.set('link', catalogLink);
   };
 
-  for (const document of rootSiteDocuments(config)) {
+  for (const document of rootSiteDocuments(config, toolServer)) {
     // `get` also answers HEAD (same headers, no body), which RFC 9727 requires of the catalog.
     router.get(document.path, (ctx) => {
       publicHeaders(ctx);

@@ -6,7 +6,7 @@ import type { ConnectedAppView } from '../../auth/oidc/connected-apps.ts';
 import type { CreditBalance } from '../../domain/credits/credits.service.ts';
 import type { CallCodeView } from '../../domain/profiles/call-codes.service.ts';
 import { ROLES, roleAtLeast, type Role } from '../../domain/workspaces/roles.ts';
-import { html, page, type SafeHtml } from './html.ts';
+import { html, page, type SafeHtml } from '../../views/html.ts';
 
 export type Notice = { kind: 'ok' | 'error' | 'warn'; text: string };
 

@@ -8,7 +8,7 @@
  * its impression.
  */
 import { hash } from 'node:crypto';
-import { escapeHtml } from '../../http/views/html.ts';
+import { escapeHtml } from '../../views/html.ts';
 import type { RenderedPage, SlotFill } from './site-model.ts';
 
 export interface SlotChoice {

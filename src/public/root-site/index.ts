@@ -43,7 +43,11 @@ export function renderRootSiteDocuments(input: RootSiteInput): RootSiteDocument[
       API_CATALOG_CONTENT_TYPE,
       `${JSON.stringify(buildApiCatalog(input.links), null, 2)}\n`,
     ),
-    rootSiteDocument(ROOT_SITE_PATHS.serverCard, 'application/json', renderServerCardJson(input.links)),
+    rootSiteDocument(
+      ROOT_SITE_PATHS.serverCard,
+      'application/json',
+      renderServerCardJson(input.links, input.toolServer),
+    ),
   ];
 }
 

@@ -4,15 +4,16 @@
  * only the platform's domain: what the platform does, how to reach and authorize the tool server, and where
  * brand sites live.
  */
-import { DEFAULT_PROFILE } from '../../mcp/profiles.ts';
 import type { PlatformLinks } from '../brand-site/site-model.ts';
-import { defaultToolSummaries } from '../well-known/server-card.ts';
+import type { ToolServerListing } from '../well-known/server-card.ts';
 import { toolServerUrls } from '../well-known/tool-server.ts';
 
 export interface RootSiteInput {
   links: PlatformLinks;
   /** A brand site's URL with `<slug>` in place of the workspace slug, e.g. `https://<slug>.brands.example.com`. */
   brandSitePattern: string;
+  /** The default tools and protocol revisions, from the MCP catalogue (`mcp/tool-listing.ts`). */
+  toolServer: ToolServerListing;
 }
 
 /** The first sentence of a tool's description (its listing adds one line per action after a blank line). */
@@ -22,9 +23,9 @@ function firstSentence(description: string | undefined): string {
   return (match?.[1] ?? paragraph).trim();
 }
 
-export function renderRootLlmsTxt({ links, brandSitePattern }: RootSiteInput): string {
+export function renderRootLlmsTxt({ links, brandSitePattern, toolServer }: RootSiteInput): string {
   const urls = toolServerUrls(links);
-  const tools = defaultToolSummaries();
+  const tools = toolServer.tools;
   const toolLines = tools.map((tool) => {
     const readOnly = tool.annotations?.readOnlyHint === true;
     return `- \`${tool.name}\`${readOnly ? ' (read-only)' : ''}: ${firstSentence(tool.description)}`;
@@ -52,7 +53,7 @@ export function renderRootLlmsTxt({ links, brandSitePattern }: RootSiteInput): s
     `Ground rules: query before managing; confirm with the user before any change and before any credit spend;`,
     'poll long jobs instead of restarting them. `query_*` tools and `get_platform_info` are read-only.',
     '',
-    `Default tools (profile \`${DEFAULT_PROFILE}\`, what a connection without a call code sees):`,
+    `Default tools (profile \`${toolServer.profile}\`, what a connection without a call code sees):`,
     '',
     ...toolLines,
     '',

@@ -5,6 +5,7 @@
  * Pure and deterministic: the same publication and links give the same bytes.
  */
 import type { PlatformLinks, PublishedSite, RenderedFile } from '../brand-site/site-model.ts';
+import type { ToolServerListing } from './server-card.ts';
 import { brandIdentity, renderBrandAgentCardJson } from './agent-card.ts';
 import { buildSkillsIndex, renderBrandSkills, SKILLS_INDEX_PATH } from './agent-skills.ts';
 import { renderAuthMarkdown } from './auth-md.ts';
@@ -20,7 +21,12 @@ export const WELL_KNOWN_PATHS = {
   serverCard: '/.well-known/mcp/server-card.json',
 } as const;
 
-export function renderBrandAgentFiles(site: PublishedSite, links: PlatformLinks): RenderedFile[] {
+/** `toolServer` is the MCP edge's listing of the default tools (`mcp/tool-listing.ts`), handed in as data. */
+export function renderBrandAgentFiles(
+  site: PublishedSite,
+  links: PlatformLinks,
+  toolServer: ToolServerListing,
+): RenderedFile[] {
   const lastModified = site.publishedAt;
   const skills = renderBrandSkills(site);
   const json = (path: string, body: string): RenderedFile => ({
@@ -43,12 +49,19 @@ export function renderBrandAgentFiles(site: PublishedSite, links: PlatformLinks)
     ),
     json(WELL_KNOWN_PATHS.skillsIndex, `${JSON.stringify(buildSkillsIndex(skills), null, 2)}\n`),
     ...skills.map((skill) => markdown(skill.path, skill.body)),
-    json(WELL_KNOWN_PATHS.serverCard, renderServerCardJson(links)),
+    json(WELL_KNOWN_PATHS.serverCard, renderServerCardJson(links, toolServer)),
   ];
 }
 
 export { buildBrandAgentCard, brandIdentity } from './agent-card.ts';
 export { buildSkillsIndex, renderBrandSkills, sha256Digest, skillPath, type SkillsIndex } from './agent-skills.ts';
 export { renderAuthMarkdown, type AuthMarkdownAudience } from './auth-md.ts';
-export { buildServerCard, renderServerCardJson, reverseDnsNamespace, type ServerCard } from './server-card.ts';
+export {
+  buildServerCard,
+  renderServerCardJson,
+  reverseDnsNamespace,
+  type ServerCard,
+  type ServerCardTool,
+  type ToolServerListing,
+} from './server-card.ts';
 export { toolServerUrls, type ToolServerUrls } from './tool-server.ts';

@@ -4,30 +4,32 @@
  * which spec G asks the card to carry, so those go under `_meta`, namespaced by the deployment's reverse-DNS
  * name, the only extension point the draft has.
  *
- * The tool list is the default profile's live `tools/list` (names, titles, descriptions, annotations) taken
- * from the compiled catalogue, so the card can never drift from what a connection sees. Input schemas are
- * left out on purpose: the card is for discovery, and `tools/list` is one request away.
+ * The tool list is the default profile's live `tools/list` (names, titles, descriptions, annotations), handed
+ * in by the caller as a `ToolServerListing` built from the compiled catalogue (`mcp/tool-listing.ts`), so the
+ * card can never drift from what a connection sees, and rendering it never loads the tools. Input schemas
+ * are left out on purpose: the card is for discovery, and `tools/list` is one request away.
  */
-import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
-import { DEFAULT_PROFILE } from '../../mcp/profiles.ts';
-import { CATALOGUE } from '../../mcp/registry.ts';
 import { PLATFORM_NAME, PLATFORM_VERSION } from '../../version.ts';
 import type { PlatformLinks } from '../brand-site/site-model.ts';
 import { REFRESH_SCOPE, TOOL_SERVER_SCOPES, toolServerUrls } from './tool-server.ts';
 
 export const SERVER_CARD_SCHEMA = 'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json';
 
-/**
- * The stateless 2026-07-28 revision, which the endpoint also serves (see `mcp/http-handler.ts`); the SDK's
- * `SUPPORTED_PROTOCOL_VERSIONS` lists only the `initialize`-era revisions.
- */
-const MODERN_PROTOCOL_VERSION = '2026-07-28';
-
 export interface ServerCardTool {
   name: string;
   title: string | undefined;
   description: string | undefined;
   annotations: Record<string, unknown> | undefined;
+}
+
+/** What the tool server says about itself to anonymous readers: data, built by the MCP edge. */
+export interface ToolServerListing {
+  /** The profile a connection without a call code sees. */
+  profile: string;
+  /** That profile's tools exactly as `tools/list` gives them, minus the schemas. */
+  tools: readonly ServerCardTool[];
+  /** Every protocol revision the endpoint serves, newest first. */
+  protocolVersions: readonly string[];
 }
 
 export interface ServerCard {
@@ -54,19 +56,7 @@ export function reverseDnsNamespace(baseUrl: string): string {
   return new URL(baseUrl).hostname.toLowerCase().split('.').filter(Boolean).reverse().join('.');
 }
 
-/** The default profile's tools exactly as `tools/list` gives them, minus the schemas. */
-export function defaultToolSummaries(): ServerCardTool[] {
-  const profile = CATALOGUE.get(DEFAULT_PROFILE);
-  if (!profile) throw new Error(`the tool catalogue has no ${DEFAULT_PROFILE} profile`);
-  return profile.listing.map((tool) => ({
-    name: tool.name,
-    title: tool.title,
-    description: tool.description,
-    annotations: tool.annotations as Record<string, unknown> | undefined,
-  }));
-}
-
-export function buildServerCard(links: PlatformLinks): ServerCard {
+export function buildServerCard(links: PlatformLinks, toolServer: ToolServerListing): ServerCard {
   const urls = toolServerUrls(links);
   const namespace = reverseDnsNamespace(links.base);
   return {
@@ -89,13 +79,13 @@ export function buildServerCard(links: PlatformLinks): ServerCard {
             isSecret: true,
           },
         ],
-        supportedProtocolVersions: [MODERN_PROTOCOL_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS],
+        supportedProtocolVersions: [...toolServer.protocolVersions],
       },
     ],
     _meta: {
       [`${namespace}/default-tools`]: {
-        profile: DEFAULT_PROFILE,
-        tools: defaultToolSummaries(),
+        profile: toolServer.profile,
+        tools: toolServer.tools,
       },
       [`${namespace}/oauth`]: {
         authorization_server: urls.issuer,
@@ -121,6 +111,6 @@ export function buildServerCard(links: PlatformLinks): ServerCard {
   };
 }
 
-export function renderServerCardJson(links: PlatformLinks): string {
-  return `${JSON.stringify(buildServerCard(links), null, 2)}\n`;
+export function renderServerCardJson(links: PlatformLinks, toolServer: ToolServerListing): string {
+  return `${JSON.stringify(buildServerCard(links, toolServer), null, 2)}\n`;
 }

@@ -3,7 +3,7 @@
  * configured origins. The well-known files, auth.md and the root site all take their URLs from here, so a
  * document can never name a route the platform does not serve.
  */
-import { MCP_SCOPES } from '../../auth/oidc/provider.ts';
+import { MCP_SCOPES } from '../../auth/scopes.ts';
 import type { PlatformLinks } from '../brand-site/site-model.ts';
 
 export interface ToolServerUrls {

@@ -8,7 +8,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { BrandView } from '../../brand/brand.service.ts';
-import { formatPrice, type ProductView } from '../../products/products.service.ts';
+import { formatPrice } from '../../products/price.ts';
+import type { ProductView } from '../../products/products.service.ts';
 import type {
   BriefRequest,
   CampaignBrief,

@@ -15,8 +15,6 @@ import path from 'node:path';
 const require = createRequire(import.meta.url);
 const { path: FFMPEG_PATH } = require('@ffmpeg-installer/ffmpeg') as { path: string };
 
-export const ffmpegPath = FFMPEG_PATH;
-
 export interface Keyframe {
   png: Buffer;
   seconds: number;

@@ -4,7 +4,8 @@
  * a URL that is not http(s) or scheme-less is dropped rather than escaped (escaping does not defuse
  * `javascript:`), and a price whose currency Intl rejects still renders as plain text instead of throwing.
  */
-import { formatPrice, type ProductView } from '../../../domain/products/products.service.ts';
+import { formatPrice } from '../../../domain/products/price.ts';
+import type { ProductView } from '../../../domain/products/products.service.ts';
 
 const FOLLOWABLE_SCHEMES = new Set(['http', 'https', 'mailto']);
 

@@ -8,9 +8,3 @@
 export function workflowIdFor(kind: string, workspaceId: string, key: string): string {
   return `${kind}:${workspaceId}:${key}`;
 }
-
-/** The workspace a workflow id belongs to (used to refuse task handles of other workspaces). */
-export function workspaceOfWorkflowId(workflowId: string): string | undefined {
-  const parts = workflowId.split(':');
-  return parts.length >= 3 ? parts[1] : undefined;
-}

@@ -1,6 +1,9 @@
 /**
  * Server-rendered HTML: an escaping tagged template and the one page layout (inline CSS, no external assets,
  * no JavaScript needed). Every interpolated value is escaped unless it is itself a `SafeHtml`.
+ *
+ * A leaf module with no imports, outside `http/`, because the dashboard, the authorization server's pages and
+ * the brand-site renderers all write HTML and must escape it the same way without depending on each other.
  */
 export class SafeHtml {
   readonly value: string;
