@@ -14,8 +14,11 @@ export async function startWorkflowEnv(): Promise<TestWorkflowEnvironment> {
   const cli = process.env.TEST_TEMPORAL_CLI;
   if (!cli)
     throw new Error('TEST_TEMPORAL_CLI is not set: run test/workflows through jest (its global set-up finds it)');
-  // Workers log every activity failure the tests provoke at WARN; keep the output to real problems.
-  Runtime.install({ logger: new DefaultLogger('ERROR') });
+  // Workers log the failures and cancellations the tests provoke at WARN; keep the output to real problems.
+  Runtime.install({
+    logger: new DefaultLogger('ERROR'),
+    telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' } } },
+  });
   return TestWorkflowEnvironment.createLocal({
     server: { executable: { type: 'existing-path', path: cli }, log: { format: 'pretty', level: 'error' } },
   });
@@ -96,13 +99,6 @@ export async function withWorker<T>(
 
 export function workflowId(prefix: string): string {
   return `${prefix}-${randomUUID()}`;
-}
-
-/** A promise with its resolve function, for a stub that waits for the test or tells it where it is. */
-export function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void } {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((done) => (resolve = done));
-  return { promise, resolve };
 }
 
 /**

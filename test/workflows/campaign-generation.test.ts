@@ -9,7 +9,6 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { CampaignGenerationInput } from '../../workflows/campaign-generation.ts';
 import { campaignGenerationWorkflow } from '../../workflows/index.ts';
 import {
-  deferred,
   heartbeatUntilCancelled,
   recordActivities,
   startWorkflowEnv,
@@ -164,7 +163,7 @@ test('a failing step refunds the rest, restores the campaign and fails the job w
 });
 
 test('cancelled during a step: the step sees the cancellation, the rest is refunded, the job ends cancelled', async () => {
-  const copying = deferred();
+  const copying = Promise.withResolvers<void>();
   const seen: unknown[] = [];
   const recorded = recordActivities({
     runGenerationStep: async ({ step }) =>
