@@ -1,11 +1,19 @@
 /**
  * jest in ESM mode: TypeScript is compiled by @swc/jest, modules stay ESM (run with
- * NODE_OPTIONS=--experimental-vm-modules, which `npm test` sets). One global set-up starts the embedded
- * PostgreSQL and the Temporal dev server once per run unless DATABASE_URL / TEMPORAL_ADDRESS point at
- * running ones.
+ * NODE_OPTIONS=--experimental-vm-modules, which the npm scripts set).
+ *
+ * Three projects, one per tier, so a run starts only the services its tests need (jest runs a project's
+ * global set-up only when at least one of its test files is selected):
+ * - `unit` (test/unit): pure functions and in-process objects; no set-up at all, runs in seconds.
+ * - `workflows` (test/workflows): every workflow's branches against an in-memory Temporal dev server
+ *   (`TestWorkflowEnvironment.createLocal` on the already-built CLI) with stub activities.
+ * - `services` (test/integration, test/e2e): the embedded PostgreSQL and the Temporal dev server, started once
+ *   per run unless DATABASE_URL / TEMPORAL_ADDRESS point at running ones.
+ * `npm test` runs all three (each file once); `npm run test:unit` / `test:workflows` select one with
+ * `--selectProjects`; `npm run test:jest -- <file>` runs any file with its own project's set-up.
  * @type {import('jest').Config}
  */
-export default {
+const shared = {
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
   transform: {
@@ -18,9 +26,27 @@ export default {
       },
     ],
   },
-  testMatch: ['<rootDir>/test/**/*.test.ts'],
-  globalSetup: '<rootDir>/test/support/global-setup.ts',
-  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  testTimeout: 120_000,
+};
+
+export default {
+  projects: [
+    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
+    {
+      ...shared,
+      displayName: 'workflows',
+      testMatch: ['<rootDir>/test/workflows/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/support/workflows-global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+    },
+    {
+      ...shared,
+      displayName: 'services',
+      testMatch: ['<rootDir>/test/integration/**/*.test.ts', '<rootDir>/test/e2e/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+    },
+  ],
   testTimeout: 120_000,
   // Two cores: one file per core, and Temporal workers inside tests need the rest.
   maxWorkers: 2,

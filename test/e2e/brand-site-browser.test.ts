@@ -14,6 +14,7 @@ import { createTenant, type Tenant } from '../support/factories.ts';
 import { closeTestFetch, testFetch } from '../support/http.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { scopeOf, seedWorkspace, type SeededWorkspace } from '../support/seed.ts';
+import { eventually } from '../support/poll.ts';
 
 let platform: TestPlatform;
 let browser: Browser;
@@ -45,15 +46,8 @@ async function visitorCookie(page: Page): Promise<string> {
   return cookie.value;
 }
 
-async function waitFor<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
+const waitFor = <T>(probe: () => Promise<T | undefined>, what: string) =>
+  eventually(probe, what, { timeoutMs: 20_000, intervalMs: 200 });
 
 beforeAll(async () => {
   platform = await startTestPlatform({ worker: true, label: 'brandbrowser' });

@@ -13,6 +13,7 @@ import { launchBrowser, screenshot } from '../support/browser.ts';
 import { createTenant, type Tenant } from '../support/factories.ts';
 import { closeTestFetch, testFetch } from '../support/http.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { pollUntil } from '../support/poll.ts';
 
 const INSPECTOR_URI = 'ui://svc/campaign-inspector@1';
 
@@ -329,12 +330,10 @@ async function waitForCall(
   match: (call: RecordedCall, index: number) => boolean,
   timeoutMs = 10_000,
 ): Promise<RecordedCall> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = calls.find(match);
-    if (found) return found;
-    if (Date.now() > deadline)
-      throw new Error(`No matching tool call within ${timeoutMs} ms: ${JSON.stringify(calls)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  const found = await pollUntil(() => calls.find(match), Boolean, {
+    timeoutMs,
+    intervalMs: 50,
+    timeoutMessage: () => `No matching tool call within ${timeoutMs} ms: ${JSON.stringify(calls)}`,
+  });
+  return found!;
 }

@@ -28,6 +28,7 @@ import { createTenant, type Tenant } from '../support/factories.ts';
 import { closeTestFetch, testFetch } from '../support/http.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { scopeOf } from '../support/seed.ts';
+import { eventually as pollEventually } from '../support/poll.ts';
 
 let platform: TestPlatform;
 
@@ -45,15 +46,8 @@ afterAll(async () => {
   await closeTestFetch();
 });
 
-async function eventually<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
+const eventually = <T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 60_000) =>
+  pollEventually(probe, what, { timeoutMs, intervalMs: 200 });
 
 /** Internal fields, each of which gets its own sentinel. */
 const INTERNAL_FIELDS = [

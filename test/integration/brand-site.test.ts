@@ -12,6 +12,7 @@ import { createTenant, type Tenant } from '../support/factories.ts';
 import { closeTestFetch, testFetch } from '../support/http.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { scopeOf, seedWorkspace, type SeededWorkspace } from '../support/seed.ts';
+import { eventually as pollEventually } from '../support/poll.ts';
 
 let platform: TestPlatform;
 let tenant: Tenant;
@@ -19,15 +20,8 @@ let seeded: SeededWorkspace;
 let site: string;
 let campaignPath: string;
 
-async function eventually<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
+const eventually = <T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 30_000) =>
+  pollEventually(probe, what, { timeoutMs, intervalMs: 200 });
 
 async function get(path: string, headers: Record<string, string> = {}) {
   return testFetch(`${site}${path}`, { headers });

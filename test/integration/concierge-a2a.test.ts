@@ -25,6 +25,7 @@ import { conciergeRoutes } from '../../src/http/routes/brand-concierge.ts';
 import { errorBoundary } from '../../src/http/middleware/error-boundary.ts';
 import type { Logger } from '../../src/logger.ts';
 import type { PublishedSite } from '../../src/public/brand-site/site-model.ts';
+import { pollUntil } from '../support/poll.ts';
 
 const PER_MINUTE = 5;
 
@@ -703,12 +704,9 @@ describe('rate limit', () => {
   });
 });
 
-async function waitFor<T>(probe: () => Promise<T | null>, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== null) return value;
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+const waitFor = <T>(probe: () => Promise<T | null>, timeoutMs = 5000): Promise<T> =>
+  pollUntil(probe, (value) => value !== null, {
+    timeoutMs,
+    intervalMs: 50,
+    timeoutMessage: 'timed out waiting',
+  }) as Promise<T>;

@@ -29,6 +29,7 @@ import { createTenant, type Tenant } from '../support/factories.ts';
 import { closeTestFetch, testFetch } from '../support/http.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { seedWorkspace } from '../support/seed.ts';
+import { eventually as pollEventually } from '../support/poll.ts';
 
 const SHOP = 'shop-linen.localhost'; // verified by DNS
 const WWW = 'www-linen.localhost'; // verified by HTTP token file
@@ -167,15 +168,8 @@ function brandAt(hostname: string, path = '/') {
   return testFetch(`http://${hostname}:${platform.port}${path}`);
 }
 
-async function eventually<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
+const eventually = <T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 60_000) =>
+  pollEventually(probe, what, { timeoutMs, intervalMs: 200 });
 
 async function latestOrigin(workspaceId: string): Promise<string | null> {
   const latest = await platform.container.orm.em

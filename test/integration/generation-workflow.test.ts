@@ -3,7 +3,6 @@
  * engines: the happy path with images served from the media store, regeneration from every step, failure
  * with a full refund, and the per-step credit postings (reserve, capture per step, release of the rest).
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { PNG } from 'pngjs';
 import { Campaign } from '../../src/domain/campaigns/campaign.entity.ts';
 import { Variant } from '../../src/domain/campaigns/variant.entity.ts';
@@ -19,6 +18,7 @@ import { newId } from '../../src/domain/shared/ids.ts';
 import { createTenant, type Tenant } from '../support/factories.ts';
 import { closeTestFetch, testFetch } from '../support/http.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { pollUntil } from '../support/poll.ts';
 
 let platform: TestPlatform;
 let tenant: Tenant;
@@ -32,13 +32,11 @@ const scope = (): WorkspaceScope => ({
 });
 
 async function waitForJob(jobId: string, timeoutMs = 90_000): Promise<Job> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const job = await platform.container.services.jobs.get(scope(), jobId);
-    if (isTerminalJobStatus(job.status)) return job;
-    if (Date.now() > deadline) throw new Error(`job ${jobId} stuck in ${job.status}`);
-    await sleep(100);
-  }
+  return pollUntil(
+    () => platform.container.services.jobs.get(scope(), jobId),
+    (job) => isTerminalJobStatus(job.status),
+    { timeoutMs, intervalMs: 100, timeoutMessage: (job) => `job ${jobId} stuck in ${job.status}` },
+  );
 }
 
 async function balance(): Promise<{ available: number; held: number; spent: number }> {

@@ -4,7 +4,13 @@
  */
 import { createTenant, type Tenant } from '../support/factories.ts';
 import { closeTestFetch } from '../support/http.ts';
-import { authorizeOverHttp, callWithBearer, pkce, registerClient, tokenRequest } from '../support/oauth-http.ts';
+import {
+  authorizationCodeTokens,
+  authorizeOverHttp,
+  callWithBearer,
+  pkce,
+  registerClient,
+} from '../support/oauth-http.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { testFetch } from '../support/http.ts';
 
@@ -57,22 +63,13 @@ it('binds an OAuth token to the workspace picked at consent', async () => {
     client_name: 'iso',
     redirect_uris: ['http://127.0.0.1:40000/cb'],
   });
-  const { verifier, challenge } = pkce();
-  const { redirect } = await authorizeOverHttp({
+  const tokens = await authorizationCodeTokens({
     authUrl: platform.urls.auth,
     clientId: json.client_id,
     redirectUri: 'http://127.0.0.1:40000/cb',
-    codeChallenge: challenge,
     email: a.email,
     password: PASSWORD,
     workspaceId: a.workspaceId,
-  });
-  const tokens = await tokenRequest(platform.urls.auth, {
-    grant_type: 'authorization_code',
-    code: redirect!.searchParams.get('code')!,
-    redirect_uri: 'http://127.0.0.1:40000/cb',
-    client_id: json.client_id,
-    code_verifier: verifier,
   });
   const result = await callWithBearer(platform.urls.mcp, tokens.json.access_token);
   expect(result.body.result.structuredContent.organization.id).toBe(a.workspaceId);

@@ -4,7 +4,6 @@
  * a later start on the same key after the first job ended creates a new job; a job whose workflow could not be
  * started is failed, not left queued.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
 import { Job, JobStep } from '../../src/domain/jobs/job.entity.ts';
 import type { WorkspaceScope } from '../../src/domain/shared/scope.ts';
@@ -15,6 +14,7 @@ import { JobKindKey, WorkspaceIdKey } from '../../src/temporal/search-attributes
 import { createTenant, type Tenant } from '../support/factories.ts';
 import { freePort } from '../support/global-setup.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { pollUntil } from '../support/poll.ts';
 
 let platform: TestPlatform;
 let tenant: Tenant;
@@ -24,13 +24,11 @@ function scope(workspaceId = tenant.workspaceId): WorkspaceScope {
 }
 
 async function waitForJob(jobId: string, predicate: (job: Job) => boolean, timeoutMs = 60_000): Promise<Job> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const job = await platform.container.services.jobs.get(scope(), jobId);
-    if (predicate(job)) return job;
-    if (Date.now() > deadline) throw new Error(`job ${jobId} stuck in ${job.status}`);
-    await sleep(100);
-  }
+  return pollUntil(() => platform.container.services.jobs.get(scope(), jobId), predicate, {
+    timeoutMs,
+    intervalMs: 100,
+    timeoutMessage: (job) => `job ${jobId} stuck in ${job.status}`,
+  });
 }
 
 function selftest(key: string, steps: number, stepMs: number) {

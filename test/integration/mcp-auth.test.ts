@@ -14,7 +14,7 @@ import { Job } from '../../src/domain/jobs/job.entity.ts';
 import { CreditLedgerEntry } from '../../src/domain/credits/credit-ledger-entry.entity.ts';
 import { AuditEvent } from '../../src/domain/audit/audit-event.entity.ts';
 import { createTenant, type Tenant } from '../support/factories.ts';
-import { authorizeOverHttp, pkce, registerClient, tokenRequest } from '../support/oauth-http.ts';
+import { authorizationCodeTokens, registerClient } from '../support/oauth-http.ts';
 import { closeTestFetch, testFetch } from '../support/http.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 
@@ -63,22 +63,13 @@ const PASSWORD = 'correct horse battery staple';
 async function accessTokenOf(owner: Tenant): Promise<string> {
   const redirectUri = 'http://127.0.0.1:40000/cb';
   const { json } = await registerClient(platform.urls.auth, { client_name: 'edge', redirect_uris: [redirectUri] });
-  const { verifier, challenge } = pkce();
-  const { redirect } = await authorizeOverHttp({
+  const tokens = await authorizationCodeTokens({
     authUrl: platform.urls.auth,
     clientId: json.client_id,
     redirectUri,
-    codeChallenge: challenge,
     email: owner.email,
     password: PASSWORD,
     workspaceId: owner.workspaceId,
-  });
-  const tokens = await tokenRequest(platform.urls.auth, {
-    grant_type: 'authorization_code',
-    code: redirect!.searchParams.get('code')!,
-    redirect_uri: redirectUri,
-    client_id: json.client_id,
-    code_verifier: verifier,
   });
   return tokens.json.access_token as string;
 }

@@ -11,6 +11,7 @@ import { closeTestFetch, testFetch } from '../support/http.ts';
 import { User } from '../../src/domain/workspaces/user.entity.ts';
 import {
   Browserless,
+  authorizationCodeTokens,
   authorizeOverHttp,
   callWithBearer,
   pkce,
@@ -45,29 +46,18 @@ function sharedClient(): Promise<string> {
 
 /** A full code flow; returns the token response. */
 async function issueTokens(clientId: string, scope = 'mcp:read mcp:write offline_access') {
-  const { verifier, challenge } = pkce();
-  const { redirect } = await authorizeOverHttp({
+  const tokens = await authorizationCodeTokens({
     authUrl,
     clientId,
     redirectUri: REDIRECT,
     scope,
-    codeChallenge: challenge,
     email: tenant.email,
     password: PASSWORD,
     workspaceId: tenant.workspaceId,
     resource: platform.urls.mcp,
   });
-  const code = redirect!.searchParams.get('code')!;
-  const tokens = await tokenRequest(authUrl, {
-    grant_type: 'authorization_code',
-    code,
-    redirect_uri: REDIRECT,
-    client_id: clientId,
-    code_verifier: verifier,
-    resource: platform.urls.mcp,
-  });
   expect(tokens.status).toBe(200);
-  return { tokens: tokens.json, code, verifier };
+  return { tokens: tokens.json, code: tokens.code, verifier: tokens.verifier };
 }
 
 beforeAll(async () => {

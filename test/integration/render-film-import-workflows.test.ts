@@ -11,7 +11,6 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { PNG } from 'pngjs';
 import { CreditLedgerEntry } from '../../src/domain/credits/credit-ledger-entry.entity.ts';
 import { probeMedia } from '../../src/domain/creative/video/ffmpeg.ts';
@@ -24,6 +23,7 @@ import type { WorkspaceScope } from '../../src/domain/shared/scope.ts';
 import { createTenant, type Tenant } from '../support/factories.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { scopeOf, seedWorkspace, type SeededWorkspace } from '../support/seed.ts';
+import { pollUntil } from '../support/poll.ts';
 
 let platform: TestPlatform;
 let tenant: Tenant;
@@ -87,25 +87,21 @@ const csvUrl = (pathname: string) => `http://localhost:${csvPort}${pathname}`;
 // Helpers
 
 async function waitForJob(jobId: string, predicate: (job: Job) => boolean, timeoutMs = 90_000): Promise<Job> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const job = await services().jobs.get(scope(), jobId);
-    if (predicate(job)) return job;
-    if (Date.now() > deadline) throw new Error(`job ${jobId} stuck in ${job.status} (${JSON.stringify(job.progress)})`);
-    await sleep(100);
-  }
+  return pollUntil(() => services().jobs.get(scope(), jobId), predicate, {
+    timeoutMs,
+    intervalMs: 100,
+    timeoutMessage: (job) => `job ${jobId} stuck in ${job.status} (${JSON.stringify(job.progress)})`,
+  });
 }
 
 const finished = (jobId: string) => waitForJob(jobId, (job) => isTerminalJobStatus(job.status));
 
 async function waitForFilm(id: string, predicate: (film: FilmView) => boolean, timeoutMs = 90_000): Promise<FilmView> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const film = await services().films.get(scope(), id);
-    if (predicate(film)) return film;
-    if (Date.now() > deadline) throw new Error(`film ${id} stuck in ${film.status} (job ${film.job?.status})`);
-    await sleep(100);
-  }
+  return pollUntil(() => services().films.get(scope(), id), predicate, {
+    timeoutMs,
+    intervalMs: 100,
+    timeoutMessage: (film) => `film ${id} stuck in ${film.status} (job ${film.job?.status})`,
+  });
 }
 
 async function entriesFor(reference: string) {

@@ -27,6 +27,7 @@ import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { seedWorkspace } from '../support/seed.ts';
 import { spawnWorker, type WorkerProcess } from '../support/worker-process.ts';
 import { localActivityMarkers } from '../support/workflow-history.ts';
+import { pollUntil } from '../support/poll.ts';
 
 const { temporal: proto } = (await import('@temporalio/proto')).default;
 const EventType = proto.api.enums.v1.EventType;
@@ -60,16 +61,12 @@ async function waitForJob(
   timeoutMs: number,
   pollMs = 50,
 ): Promise<Job> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const job = await readJob(platform, jobId);
-    if (until(job)) return job;
-    if (Date.now() > deadline)
-      throw new Error(
-        `job ${jobId} did not get there in ${timeoutMs} ms: ${JSON.stringify(job.progress)} ${job.status}`,
-      );
-    await sleep(pollMs);
-  }
+  return pollUntil(() => readJob(platform, jobId), until, {
+    timeoutMs,
+    intervalMs: pollMs,
+    timeoutMessage: (job) =>
+      `job ${jobId} did not get there in ${timeoutMs} ms: ${JSON.stringify(job.progress)} ${job.status}`,
+  });
 }
 
 async function ledgerFor(platform: TestPlatform, jobId: string) {
@@ -320,11 +317,9 @@ async function waitForLedger(
   until: (kinds: string[]) => boolean,
   timeoutMs: number,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const kinds = (await ledgerFor(platform, jobId)).map((e) => e.kind);
-    if (until(kinds)) return;
-    if (Date.now() > deadline) throw new Error(`the ledger of ${jobId} stayed at ${kinds.join(', ')}`);
-    await sleep(50);
-  }
+  await pollUntil(async () => (await ledgerFor(platform, jobId)).map((e) => e.kind), until, {
+    timeoutMs,
+    intervalMs: 50,
+    timeoutMessage: (kinds) => `the ledger of ${jobId} stayed at ${kinds.join(', ')}`,
+  });
 }

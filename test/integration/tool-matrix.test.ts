@@ -10,7 +10,7 @@ import { CATALOGUE } from '../../src/mcp/registry.ts';
 import { createKey, createTenant, type Tenant } from '../support/factories.ts';
 import { closeTestFetch } from '../support/http.ts';
 import { connectV2, type ConnectedClient, type ToolCallResult } from '../support/mcp-clients.ts';
-import { authorizeOverHttp, pkce, registerClient, tokenRequest } from '../support/oauth-http.ts';
+import { authorizationCodeTokens, registerClient } from '../support/oauth-http.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { domainFingerprint, seedWorkspace, type SeededWorkspace } from '../support/seed.ts';
 
@@ -234,22 +234,13 @@ describe('deprecated read actions', () => {
         `insert into oauth_client_flags (client_id, internal, note, updated_at) values (?, true, 'test', now())`,
         [json.client_id],
       );
-    const { verifier, challenge } = pkce();
-    const { redirect } = await authorizeOverHttp({
+    const tokens = await authorizationCodeTokens({
       authUrl: platform.urls.auth,
       clientId: json.client_id,
       redirectUri: 'http://127.0.0.1:40100/cb',
-      codeChallenge: challenge,
       email: a.email,
       password: PASSWORD,
       workspaceId: a.workspaceId,
-    });
-    const tokens = await tokenRequest(platform.urls.auth, {
-      grant_type: 'authorization_code',
-      code: redirect!.searchParams.get('code')!,
-      redirect_uri: 'http://127.0.0.1:40100/cb',
-      client_id: json.client_id,
-      code_verifier: verifier,
     });
     const internal = await connectV2(platform.urls.mcp, { authorization: `Bearer ${tokens.json.access_token}` });
     try {

@@ -24,7 +24,7 @@ import { locateTemporalCli } from '../../src/dev/temporal-cli.ts';
 import { startTemporalDevServer } from '../../src/dev/temporal-dev-server.ts';
 import { loadInspectorWidget } from '../../src/mcp/ui/inspector-bundle.ts';
 import { WORKFLOWS_PATH } from '../../src/temporal/workflows-path.ts';
-import { setTeardown } from './global-state.ts';
+import { addTeardown } from './global-state.ts';
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -41,9 +41,6 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 const TEST_DATA = path.join(ROOT, '.data', 'test');
 
 export default async function globalSetup(): Promise<void> {
-  // `TEST_UNIT_ONLY=1 npm run test:jest -- test/unit` runs tests that need no database, Temporal or browser
-  // without starting any of them.
-  if (process.env.TEST_UNIT_ONLY) return;
   const started = Date.now();
   const runId = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
   await fs.mkdir(TEST_DATA, { recursive: true });
@@ -115,7 +112,7 @@ export default async function globalSetup(): Promise<void> {
   process.env.TEST_TEMPORAL_CLI = temporalCli;
   process.env.TEST_WORKFLOW_BUNDLE = bundlePath;
 
-  setTeardown(async () => {
+  addTeardown(async () => {
     const client = new pg.Client({ connectionString: adminUrl });
     await client.connect();
     const { rows } = await client.query<{ datname: string }>('select datname from pg_database where datname like $1', [

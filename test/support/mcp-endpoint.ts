@@ -1,8 +1,8 @@
 /**
  * The real MCP endpoint (`createMcpEndpoint`) in a minimal Koa app, for tests of what it answers without a
  * database: listings, protocol errors. `x-test-profile` picks the caller's profile (default
- * `external_default`); the caller is a viewer of a workspace that exists nowhere, so anything that reaches
- * the services fails, which is how tests provoke an unexpected failure.
+ * `external_default`); the caller is a viewer of a workspace that exists nowhere. There is no database and
+ * no services unless a test hands in stand-ins (`orm`, `services`).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -33,7 +33,14 @@ export interface ServedEndpoint {
   close(): Promise<void>;
 }
 
-export async function serveMcpEndpoint(options: { log?: Logger } = {}): Promise<ServedEndpoint> {
+export async function serveMcpEndpoint(
+  options: {
+    log?: Logger;
+    /** Stand-ins for the database and the services, for a test that wants a failure of its own making. */
+    orm?: unknown;
+    services?: unknown;
+  } = {},
+): Promise<ServedEndpoint> {
   let lookups = 0;
   const catalogue = {
     get: (name: string) => {
@@ -43,8 +50,8 @@ export async function serveMcpEndpoint(options: { log?: Logger } = {}): Promise<
     [Symbol.iterator]: () => CATALOGUE[Symbol.iterator](),
   } as unknown as ReadonlyMap<string, CompiledProfile>;
   const endpoint = createMcpEndpoint({
-    orm: undefined as never,
-    services: undefined as never,
+    orm: options.orm as never,
+    services: options.services as never,
     log: options.log ?? createLogger({ level: 'silent', name: 'test' }),
     catalogue,
   });

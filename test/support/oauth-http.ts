@@ -127,6 +127,28 @@ export async function completeAuthorization(
   throw new Error('the authorization flow did not finish');
 }
 
+/**
+ * The whole authorization-code round trip with PKCE: authorize (sign in, consent) and exchange the code at
+ * the token endpoint, with `resource` in both requests when given. Returns the token response as it came
+ * (the caller asserts its status) with the code and verifier, for tests that replay them.
+ */
+export async function authorizationCodeTokens(
+  options: Omit<AuthorizeOptions, 'codeChallenge' | 'codeChallengeMethod'>,
+): Promise<{ status: number; json: Record<string, any>; code: string; verifier: string }> {
+  const { verifier, challenge } = pkce();
+  const { redirect } = await authorizeOverHttp({ ...options, codeChallenge: challenge });
+  const code = redirect!.searchParams.get('code')!;
+  const { status, json } = await tokenRequest(options.authUrl, {
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: options.redirectUri,
+    client_id: options.clientId,
+    code_verifier: verifier,
+    ...(options.resource ? { resource: options.resource } : {}),
+  });
+  return { status, json, code, verifier };
+}
+
 export async function registerClient(
   authUrl: string,
   body: Record<string, unknown>,

@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createBufferedSink } from '../../src/domain/analytics/buffered-sink.ts';
 import type { SiteEvent, SiteEventSink } from '../../src/domain/analytics/site-events.ts';
 import { createLogger } from '../../src/logger.ts';
+import { pollUntil } from '../support/poll.ts';
 
 const log = createLogger({ level: 'silent', name: 'test' });
 
@@ -41,11 +42,7 @@ const ids = (n: number) => Array.from({ length: n }, (_, i) => `evt-${i}`);
 
 /** Waits until `check` holds (timers may run late on a loaded machine), failing after `timeoutMs`. */
 async function eventually(check: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(5);
-  }
+  await pollUntil(check, Boolean, { timeoutMs, intervalMs: 5, timeoutMessage: `timed out waiting for ${what}` });
 }
 
 it('writes full batches under steady traffic instead of a few events per write', async () => {

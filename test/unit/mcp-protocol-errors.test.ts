@@ -16,6 +16,8 @@ import {
 } from '../support/mcp-endpoint.ts';
 
 let served: ServedEndpoint;
+/** A failure of ours whose text must never reach the client: it names a host and a credential. */
+const UNEXPECTED = new Error('connect ECONNREFUSED db.internal:5432 (password authentication for user "platform")');
 const logged: { reference?: string; err?: unknown }[] = [];
 
 beforeAll(async () => {
@@ -28,7 +30,18 @@ beforeAll(async () => {
         logged.push(fields);
       },
     });
-  served = await serveMcpEndpoint({ log: recording(log) });
+  served = await serveMcpEndpoint({
+    log: recording(log),
+    // An entity manager nothing uses, and an organisation read that fails the way a real outage would.
+    orm: { em: { fork: () => ({}) } },
+    services: {
+      organization: {
+        get: async () => {
+          throw UNEXPECTED;
+        },
+      },
+    },
+  });
 });
 
 afterAll(async () => {
@@ -72,13 +85,14 @@ describe.each([
   });
 
   test('an unexpected failure is an internal error naming only a reference the log holds', async () => {
-    // Reading the organisation reaches the services, which this endpoint does not have: a TypeError.
+    // Reading the organisation reaches the services' stand-in, which throws UNEXPECTED.
     const answer = await send('resources/read', { uri: 'svc://org/ws_endpoint_only' });
     expect(answer.error?.code).toBe(-32603);
     const reference = /^Internal error\. Reference: ([0-9a-f-]{36})$/.exec(answer.error?.message ?? '')?.[1];
     expect(reference).toBeDefined();
+    expect(JSON.stringify(answer)).not.toMatch(/ECONNREFUSED|db\.internal|password/);
     const entry = logged.find((fields) => fields.reference === reference);
-    expect(entry?.err).toBeInstanceOf(TypeError);
+    expect(entry?.err).toBe(UNEXPECTED);
   });
 
   test('a safe refusal of ours keeps its message', async () => {
