@@ -83,7 +83,7 @@ function createServices(
   const studio = createConfiguredStudio(config, safeFetch);
   const jobs = createJobsService({ launcher });
   const quotes = createQuotesService({ credits });
-  const campaigns = createCampaignsService({ republish });
+  const campaigns = createCampaignsService({ republish, orm });
   const brand = createBrandService({ republish });
   const siteUrl = async (scope: WorkspaceScope) => {
     const workspace = await scope.em.findOneOrFail(Workspace, { id: scope.workspaceId });

@@ -19,13 +19,9 @@ import {
   type BrandVoice,
   type ConciergeSettings,
 } from './brand.entity.ts';
+import { HttpUrl } from '../shared/schemas.ts';
 
 const Color = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a hex colour like #1B4D3E');
-const HttpUrl = z
-  .string()
-  .trim()
-  .max(2048)
-  .refine((value) => /^https?:\/\//i.test(value) && URL.canParse(value), 'must be an absolute http(s) URL');
 const Phrase = z.string().trim().min(1).max(300);
 
 export const BrandbookUpdate = z.object({

@@ -7,18 +7,17 @@
  * returns that job and spends nothing (agents poll, they do not restart). If anything fails after the
  * reservation, the reservation is released before the error reaches the caller.
  */
-import { z } from 'zod';
 import { ConflictError, ValidationError } from '../../errors.ts';
-import { CampaignId, ProductId, type CampaignsService } from '../campaigns/campaigns.service.ts';
+import type { CampaignsService } from '../campaigns/campaigns.service.ts';
 import type { CreditsService } from '../credits/credits.service.ts';
-import { GENERATION_STEPS, generationLines, type GenerationStep } from '../credits/price-list.ts';
+import { generationLines, type GenerationStep } from '../credits/price-list.ts';
 import type { QuotesService, QuoteView } from '../credits/quotes.service.ts';
 import { toJobView, type JobsService, type StartJobRequest } from '../jobs/jobs.service.ts';
 import type { Job } from '../jobs/job.entity.ts';
 import type { JobStatus } from '../jobs/job-status.ts';
 import { newId } from '../shared/ids.ts';
 import type { WorkspaceScope } from '../shared/scope.ts';
-import { parseInput } from '../shared/validate.ts';
+import type { GenerationRegenerateInput, GenerationStartInput } from './generation-schemas.ts';
 import { stepsFrom, type GenerationService } from './generation.service.ts';
 
 export const GENERATION_KIND = 'campaign_generation';
@@ -33,32 +32,6 @@ class CampaignHasJob extends Error {
     this.campaignId = campaignId;
   }
 }
-
-const Common = {
-  includeImages: z.boolean().optional(),
-  variantCount: z.number().int().min(1, 'must be at least 1').max(5, 'must be at most 5').optional(),
-  channels: z
-    .array(z.enum(['web', 'email', 'social']))
-    .min(1)
-    .max(3)
-    .optional(),
-  style: z.string().trim().max(300).nullish(),
-};
-
-export const StartArgs = z.object({
-  intent: z.string().trim().min(3, 'must describe what the campaign should do').max(2000),
-  campaignId: CampaignId.optional(),
-  name: z.string().trim().min(1).max(200).optional(),
-  productIds: z.array(ProductId).max(20).optional(),
-  ...Common,
-});
-
-export const RegenerateArgs = z.object({
-  campaignId: CampaignId,
-  fromStep: z.enum(GENERATION_STEPS, { error: `must be one of ${GENERATION_STEPS.join(', ')}` }),
-  intent: z.string().trim().min(3).max(2000).optional(),
-  ...Common,
-});
 
 /** The generation's status as agents read it (`query_campaigns generation_status`). */
 export interface GenerationStatusView {
@@ -254,24 +227,24 @@ export function createGenerationLauncher(deps: {
   return {
     activeGeneration,
 
-    async start(scope: WorkspaceScope, raw: z.input<typeof StartArgs> & { quoteId?: string }): Promise<LaunchOutcome> {
-      const { quoteId, ...rest } = raw;
-      const args = parseInput(StartArgs, rest, 'generation');
-      let channels = args.channels;
+    /** Starts (or quotes) a generation; `input` was parsed with `GenerationStartSchema` by the caller. */
+    async start(scope: WorkspaceScope, input: GenerationStartInput): Promise<LaunchOutcome> {
+      const { quoteId, ...args } = input;
+      let channels: string[] | undefined = args.channels;
       if (args.campaignId) {
         const campaign = await campaigns.get(scope, args.campaignId);
         if (campaign.status === 'archived')
           throw new ConflictError(
             'The campaign is archived; restore it (update with status "ready") before generating',
           );
-        channels ??= campaign.channels as unknown as typeof channels;
+        channels ??= campaign.channels;
       } else if (args.productIds?.length) {
         // Fail before quoting when a product is unknown, so a quote never covers a call that cannot run.
         await campaigns.assertProducts(scope, args.productIds);
       }
       return launch(scope, {
         operation: 'generate_campaign.start',
-        args: rest,
+        args,
         quoteId,
         mode: 'start',
         fromStep: 'brief',
@@ -300,12 +273,9 @@ export function createGenerationLauncher(deps: {
       });
     },
 
-    async regenerate(
-      scope: WorkspaceScope,
-      raw: z.input<typeof RegenerateArgs> & { quoteId?: string },
-    ): Promise<LaunchOutcome> {
-      const { quoteId, ...rest } = raw;
-      const args = parseInput(RegenerateArgs, rest, 'regeneration');
+    /** Re-runs (or quotes) a generation from a step; `input` was parsed with `GenerationRegenerateSchema`. */
+    async regenerate(scope: WorkspaceScope, input: GenerationRegenerateInput): Promise<LaunchOutcome> {
+      const { quoteId, ...args } = input;
       const campaign = await campaigns.get(scope, args.campaignId);
       if (campaign.status === 'archived')
         throw new ConflictError('The campaign is archived; restore it before regenerating');
@@ -323,7 +293,7 @@ export function createGenerationLauncher(deps: {
       };
       return launch(scope, {
         operation: 'generate_campaign.regenerate',
-        args: rest,
+        args,
         quoteId,
         mode: 'regenerate',
         fromStep: args.fromStep,
