@@ -7,13 +7,14 @@
  * returns that job and spends nothing (agents poll, they do not restart). If anything fails after the
  * reservation, the reservation is released before the error reaches the caller.
  */
-import { ConflictError, ValidationError } from '../../errors.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { CampaignsService } from '../campaigns/campaigns.service.ts';
 import type { CreditsService } from '../credits/credits.service.ts';
 import { generationLines, type GenerationStep } from '../credits/price-list.ts';
 import type { QuotesService, QuoteView } from '../credits/quotes.service.ts';
 import { toJobView, type JobsService, type StartJobRequest } from '../jobs/jobs.service.ts';
-import type { Job } from '../jobs/job.entity.ts';
+import type { JobWorkflowArgs } from '../jobs/workflow-inputs.ts';
+import { Job } from '../jobs/job.entity.ts';
 import type { JobStatus } from '../jobs/job-status.ts';
 import { newId } from '../shared/ids.ts';
 import type { WorkspaceScope } from '../shared/scope.ts';
@@ -87,6 +88,8 @@ export function toGenerationStatus(job: Job): GenerationStatusView {
   };
 }
 
+type GenerationStart = StartJobRequest<'campaignGenerationWorkflow'>;
+
 export type LaunchOutcome =
   | { status: 'quote_required'; quote: QuoteView }
   | { status: 'started' | 'already_running'; job: Job; campaignId: string };
@@ -120,7 +123,7 @@ export function createGenerationLauncher(deps: {
    * Starts a prepared generation's workflow; when it cannot start, the job's credits are returned and the
    * campaign goes back to where it was before the error is rethrown.
    */
-  async function launchOrUndo(scope: WorkspaceScope, job: Job, request: StartJobRequest, campaignId: string) {
+  async function launchOrUndo(scope: WorkspaceScope, job: Job, request: GenerationStart, campaignId: string) {
     try {
       return await jobs.launch(scope, job, request);
     } catch (error) {
@@ -162,7 +165,7 @@ export function createGenerationLauncher(deps: {
       return { status: 'quote_required', quote: await quotes.quote(scope, input.operation, input.args, lines) };
 
     const jobId = newId('job');
-    const request = (campaignId: string): StartJobRequest => ({
+    const request = (campaignId: string): GenerationStart => ({
       jobId,
       kind: GENERATION_KIND,
       workflowType: 'campaignGenerationWorkflow',
@@ -212,7 +215,15 @@ export function createGenerationLauncher(deps: {
       const { found, campaignId } = error;
       const job = found.reused
         ? found.job
-        : (await launchOrUndo(scope, found.job, { ...request(campaignId), input: found.job.input }, campaignId)).job;
+        : (
+            await launchOrUndo(
+              scope,
+              found.job,
+              // The row was written by an earlier start of this same workflow, with this input type.
+              { ...request(campaignId), input: found.job.input as JobWorkflowArgs<'campaignGenerationWorkflow'> },
+              campaignId,
+            )
+          ).job;
       return { status: 'already_running', job, campaignId };
     }
 
@@ -308,10 +319,30 @@ export function createGenerationLauncher(deps: {
       });
     },
 
+    /**
+     * The latest generation of a live campaign of the workspace, null when it was never generated, "not
+     * found" for anyone else's or a deleted campaign. Agents poll this every few seconds: one statement reads
+     * the campaign's existence and its latest job row together.
+     */
     async status(scope: WorkspaceScope, campaignId: string): Promise<GenerationStatusView | null> {
-      await campaigns.get(scope, campaignId);
-      const job = await jobs.latestFor(scope, GENERATION_KIND, campaignId);
-      return job ? toGenerationStatus(job) : null;
+      const rows = await scope.em.getConnection().execute<({ job_found: boolean } & Record<string, unknown>)[]>(
+        `select j.*, j.id is not null as job_found
+           from campaigns c
+           left join lateral (
+             select * from jobs
+              where jobs.workspace_id = c.workspace_id and jobs.kind = ? and jobs.subject_id = c.id
+              order by jobs.created_at desc, jobs.id desc
+              limit 1) j on true
+          where c.id = ? and c.workspace_id = ? and c.deleted_at is null`,
+        [GENERATION_KIND, campaignId, scope.workspaceId],
+        'all',
+        scope.em.getTransactionContext(),
+      );
+      const [row] = rows;
+      if (!row) throw new NotFoundError('Campaign', campaignId);
+      if (!row.job_found) return null;
+      const { job_found: _found, ...columns } = row;
+      return toGenerationStatus(scope.em.map(Job, columns));
     },
   };
 }
