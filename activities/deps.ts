@@ -2,12 +2,13 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { RepublishPort } from '../src/domain/campaigns/campaigns.service.ts';
 import type { CreativeStudio } from '../src/domain/creative/studio.ts';
+import type { CreativeServices } from '../src/domain/creative-services.ts';
 import type { SafeFetch } from '../src/net/safe-fetch.ts';
 import type { PlatformLinks } from '../src/public/brand-site/site-model.ts';
 import type { ToolServerListing } from '../src/public/well-known/server-card.ts';
 
 /** What activity factories receive from the worker's composition root. */
-export interface ActivityDeps {
+export interface ActivityDeps extends CreativeServices {
   orm: MikroORM;
   log: Logger;
   /** Creative engines, composers and the media store, as configured. */

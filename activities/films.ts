@@ -3,7 +3,6 @@
  * stage overwrites its own output on the commission, so a retried activity leaves one result; media keys
  * carry the revision, so earlier cuts stay available.
  */
-import { createBrandService } from '../src/domain/brand/brand.service.ts';
 import { FilmCommission, type FilmStatus } from '../src/domain/films/film-commission.entity.ts';
 import { createRenderer } from '../src/domain/renders/renderer.ts';
 import { encodeVideo } from '../src/domain/creative/video/ffmpeg.ts';
@@ -12,8 +11,6 @@ import type { ActivityDeps } from './deps.ts';
 import { translateErrors } from './support/activity-errors.ts';
 import { withHeartbeats } from './support/heartbeats.ts';
 import { createProgressWriter } from './support/progress.ts';
-
-const noRepublish = { requestRepublish: async () => undefined };
 
 interface StageInput {
   workspaceId: string;
@@ -24,7 +21,7 @@ interface StageInput {
 
 export function createFilmActivities(deps: ActivityDeps) {
   const { orm, studio } = deps;
-  const brandService = createBrandService({ republish: noRepublish });
+  const brandService = deps.brand;
   const renderer = createRenderer({ studio, brand: brandService });
 
   async function load(workspaceId: string, commissionId: string) {

@@ -7,47 +7,19 @@
  * cancellation reaches them; the engines receive the activity's cancellation signal.
  */
 import { Context } from '@temporalio/activity';
-import { createBrandService } from '../src/domain/brand/brand.service.ts';
 import type { CampaignBrief, CopyDraft } from '../src/domain/creative/text/copy-engine.ts';
 import type { GenerationStep } from '../src/domain/credits/price-list.ts';
-import {
-  createGenerationService,
-  type GeneratedImage,
-  type StepOutputs,
-} from '../src/domain/generation/generation.service.ts';
+import type { GeneratedImage, StepOutputs } from '../src/domain/generation/generation.service.ts';
 import { Job, JobStep } from '../src/domain/jobs/job.entity.ts';
 import { ValidationError } from '../src/errors.ts';
+import type { GenerationStepInput, GenerationStepSummary } from '../src/domain/jobs/workflow-inputs.ts';
 import type { ActivityDeps } from './deps.ts';
 import { createJobActivities } from './jobs.ts';
 import { translateErrors } from './support/activity-errors.ts';
 import { withHeartbeats } from './support/heartbeats.ts';
 
-export interface GenerationStepInput {
-  jobId: string;
-  workspaceId: string;
-  campaignId: string;
-  step: GenerationStep;
-  intent: string;
-  includeImages: boolean;
-  variantCount: number;
-  channels: string[];
-  style: string | null;
-  sourceJobId: string | null;
-  actor: string;
-}
-
-/** What goes back into workflow history: ids and counts, never the (large) outputs themselves. */
-export interface GenerationStepSummary {
-  step: GenerationStep;
-  variantIds?: string[];
-  items?: number;
-}
-
-const noRepublish = { requestRepublish: async () => undefined };
-
 export function createGenerationActivities(deps: ActivityDeps) {
-  const { orm, studio } = deps;
-  const generation = createGenerationService({ studio, brand: createBrandService({ republish: noRepublish }) });
+  const { orm, generation } = deps;
   const jobs = createJobActivities(deps);
 
   /**

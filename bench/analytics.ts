@@ -132,7 +132,7 @@ async function createWorkspace(orm: MikroORM, plan: WorkspacePlan): Promise<Traf
   const workspace = await workspaces.createWorkspace(orm.em.fork(), { name: plan.label, ownerUserId: user.id });
   const scope: WorkspaceScope = { workspaceId: workspace.id, em: orm.em.fork(), actor: 'bench' };
   // Publishing asks for a republish of the site; nothing serves it here.
-  const campaigns = createCampaignsService({ republish: { requestRepublish: async () => undefined } });
+  const campaigns = createCampaignsService({ republish: { requestRepublish: async () => undefined }, orm });
   const surfaces = createSurfacesService({ siteUrl: async () => 'http://bench.invalid' });
   const zones: TrafficWorkspace['zones'] = [];
   for (const surfacePlan of plan.surfaces) {

@@ -18,7 +18,6 @@ import { createAuditService } from './domain/audit/audit.service.ts';
 import { createRateLimiter } from './domain/rate-limits/rate-limiter.ts';
 import { createSessionsService } from './domain/sessions/sessions.service.ts';
 import { createSafeFetch, type SafeFetch, type SafeFetchOptions } from './net/safe-fetch.ts';
-import { createBrandService } from './domain/brand/brand.service.ts';
 import { createCustomDomainsService } from './domain/brand/custom-domains.service.ts';
 import { createCampaignsService } from './domain/campaigns/campaigns.service.ts';
 import { createProductsService } from './domain/products/products.service.ts';
@@ -44,7 +43,7 @@ import { createConfiguredStudio } from './domain/creative/studio.ts';
 import { createQuotesService } from './domain/credits/quotes.service.ts';
 import { createFilmsService } from './domain/films/films.service.ts';
 import { createGenerationLauncher } from './domain/generation/generation-launcher.ts';
-import { createGenerationService } from './domain/generation/generation.service.ts';
+import { createCreativeServices } from './domain/creative-services.ts';
 import { createProductImportsService } from './domain/products/product-imports.service.ts';
 import { createRendersService } from './domain/renders/renders.service.ts';
 import { createTemporalJobLauncher } from './temporal/temporal-job-launcher.ts';
@@ -84,8 +83,8 @@ function createServices(
   const studio = createConfiguredStudio(config, safeFetch);
   const jobs = createJobsService({ launcher });
   const quotes = createQuotesService({ credits });
-  const campaigns = createCampaignsService({ republish });
-  const brand = createBrandService({ republish });
+  const campaigns = createCampaignsService({ republish, orm });
+  const { brand, generation } = createCreativeServices({ studio, republish });
   const siteUrl = async (scope: WorkspaceScope) => {
     const workspace = await scope.em.findOneOrFail(Workspace, { id: scope.workspaceId });
     return brandSiteUrl(config, workspace.slug);
@@ -113,7 +112,7 @@ function createServices(
       quotes,
       credits,
       campaigns,
-      generation: createGenerationService({ studio, brand }),
+      generation,
     }),
     renders: createRendersService({ jobs, quotes, credits, campaigns }),
     films: createFilmsService({ jobs, quotes, credits, campaigns, launcher }),

@@ -11,6 +11,7 @@ import { Client, Connection } from '@temporalio/client';
 import { createActivities } from '../activities/index.ts';
 import { loadConfigOrExit, type Config } from './config.ts';
 import { createConfiguredStudio } from './domain/creative/studio.ts';
+import { createCreativeServices } from './domain/creative-services.ts';
 import { createSafeFetch, type SafeFetchOptions } from './net/safe-fetch.ts';
 import { brandSiteUrl } from './http/hosts.ts';
 import { createOrm, migrateToLatest } from './db/orm.ts';
@@ -58,6 +59,7 @@ export async function startWorker(
       studio,
       safeFetch,
       republish,
+      ...createCreativeServices({ studio, republish }),
       sites: {
         links: { base: config.urls.base, platform: config.urls.platform, auth: config.urls.auth },
         subdomainOrigin: (slug) => brandSiteUrl(config, slug),

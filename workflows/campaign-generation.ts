@@ -15,26 +15,7 @@ import { endJobAfterError } from './job-endings.ts';
 import { bookkeepingActivities } from './bookkeeping.ts';
 import type { Activities } from '../activities/index.ts';
 import type { GenerationStep } from '../src/domain/credits/price-list.ts';
-
-export interface CampaignGenerationInput {
-  jobId: string;
-  workspaceId: string;
-  campaignId: string;
-  mode: 'start' | 'regenerate';
-  fromStep: GenerationStep;
-  /** The steps to run, in order (images left out when not wanted). */
-  steps: GenerationStep[];
-  /** Credits per step, exactly as quoted. */
-  prices: Partial<Record<GenerationStep, number>>;
-  intent: string;
-  includeImages: boolean;
-  variantCount: number;
-  channels: string[];
-  style: string | null;
-  /** The earlier generation whose outputs a regeneration reuses for the steps before `fromStep`. */
-  sourceJobId: string | null;
-  actor: string;
-}
+import type { CampaignGenerationInput, GenerationStepInput } from '../src/domain/jobs/workflow-inputs.ts';
 
 export interface CampaignGenerationResult {
   [key: string]: unknown;
@@ -70,7 +51,7 @@ export async function campaignGenerationWorkflow(input: CampaignGenerationInput)
         step,
         message: `${step}: working`,
       });
-      const output = await creative.runGenerationStep({
+      const stepInput: GenerationStepInput = {
         jobId,
         workspaceId,
         campaignId,
@@ -82,7 +63,8 @@ export async function campaignGenerationWorkflow(input: CampaignGenerationInput)
         style: input.style,
         sourceJobId: input.sourceJobId,
         actor: input.actor,
-      });
+      };
+      const output = await creative.runGenerationStep(stepInput);
       if (output.variantIds) variantIds = output.variantIds;
       const price = input.prices[step] ?? 0;
       if (price > 0) {

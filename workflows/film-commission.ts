@@ -20,14 +20,7 @@ import {
 import { endJobAfterError } from './job-endings.ts';
 import { bookkeepingActivities } from './bookkeeping.ts';
 import type { Activities } from '../activities/index.ts';
-
-export interface FilmCommissionInput {
-  jobId: string;
-  workspaceId: string;
-  commissionId: string;
-  prices: { script: number; storyboard: number; render: number };
-  actor: string;
-}
+import type { FilmCommissionInput } from '../src/domain/jobs/workflow-inputs.ts';
 
 export interface FilmDecision {
   decision: 'approve' | 'revise';

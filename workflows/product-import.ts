@@ -8,13 +8,7 @@ import { proxyActivities } from '@temporalio/workflow';
 import { endJobAfterError } from './job-endings.ts';
 import { bookkeepingActivities } from './bookkeeping.ts';
 import type { Activities } from '../activities/index.ts';
-
-export interface ProductImportInput {
-  jobId: string;
-  workspaceId: string;
-  sourceUrl: string;
-  actor: string;
-}
+import type { ProductImportInput } from '../src/domain/jobs/workflow-inputs.ts';
 
 export interface ProductImportResult {
   [key: string]: unknown;

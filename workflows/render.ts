@@ -9,15 +9,8 @@ import { proxyActivities } from '@temporalio/workflow';
 import { endJobAfterError } from './job-endings.ts';
 import { bookkeepingActivities } from './bookkeeping.ts';
 import type { Activities } from '../activities/index.ts';
-import type { RenderRequest, RenderOutput } from '../src/domain/renders/render.types.ts';
-
-export interface RenderWorkflowInput {
-  jobId: string;
-  workspaceId: string;
-  request: RenderRequest;
-  credits: number;
-  actor: string;
-}
+import type { RenderOutput } from '../src/domain/renders/render.types.ts';
+import type { RenderWorkflowInput } from '../src/domain/jobs/workflow-inputs.ts';
 
 const renderer = proxyActivities<Activities>({
   startToCloseTimeout: '30m',

@@ -5,13 +5,7 @@ import { CancellationScope, isCancellation, proxyActivities } from '@temporalio/
 import { bookkeepingActivities } from './bookkeeping.ts';
 import type { Activities } from '../activities/index.ts';
 import type { SelftestResult } from '../activities/selftest.ts';
-
-export interface SelftestWorkflowInput {
-  jobId: string;
-  workspaceId: string;
-  steps: number;
-  stepMs: number;
-}
+import type { SelftestWorkflowInput } from '../src/domain/jobs/workflow-inputs.ts';
 
 const work = proxyActivities<Activities>({
   startToCloseTimeout: '30m',

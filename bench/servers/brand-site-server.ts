@@ -66,6 +66,8 @@ const publishing = createPublishingActivities({
   studio: undefined as never,
   safeFetch: undefined as never,
   republish: noop,
+  brand: undefined as never,
+  generation: undefined as never,
   sites: {
     links: { base: config.urls.base, platform: config.urls.platform, auth: config.urls.auth },
     subdomainOrigin: (slug) => brandSiteUrl(config, slug),

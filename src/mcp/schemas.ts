@@ -4,22 +4,27 @@
  */
 import { z } from 'zod';
 import { MAX_PAGE_SIZE } from '../domain/shared/pagination.ts';
+import {
+  CampaignId,
+  DeploymentId,
+  FilmId,
+  JobId,
+  ProductId,
+  SurfaceId,
+  VariantId,
+  ZoneId,
+} from '../domain/shared/schemas.ts';
 
-const id = (prefix: string, what: string) =>
-  z
-    .string()
-    .regex(new RegExp(`^${prefix}_[0-9A-HJKMNP-TV-Z]{26}$`), `must be a ${what} id (${prefix}_…)`)
-    .describe(`A ${what} id (${prefix}_…).`);
-
+/** The domain's id schemas, described for agents. */
 export const Ids = {
-  campaign: id('cmp', 'campaign'),
-  variant: id('var', 'variant'),
-  deployment: id('dep', 'deployment'),
-  product: id('prd', 'product'),
-  surface: id('srf', 'surface'),
-  zone: id('zon', 'zone'),
-  job: id('job', 'job'),
-  film: id('fcm', 'film commission'),
+  campaign: CampaignId.describe('A campaign id (cmp_…).'),
+  variant: VariantId.describe('A variant id (var_…).'),
+  deployment: DeploymentId.describe('A deployment id (dep_…).'),
+  product: ProductId.describe('A product id (prd_…).'),
+  surface: SurfaceId.describe('A surface id (srf_…).'),
+  zone: ZoneId.describe('A zone id (zon_…).'),
+  job: JobId.describe('A job id (job_…).'),
+  film: FilmId.describe('A film commission id (fcm_…).'),
 };
 
 export const Paging = {

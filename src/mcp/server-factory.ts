@@ -6,7 +6,7 @@
  * registrations, just handlers), so no state — and no JSON-RPC id — is ever shared between two clients.
  */
 import { randomUUID } from 'node:crypto';
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import {
   ProtocolError,
   ProtocolErrorCode,
@@ -14,6 +14,7 @@ import {
   Server,
   type McpRequestContext,
 } from '@modelcontextprotocol/server';
+import type { WorkspaceScope } from '../domain/shared/scope.ts';
 import { z } from 'zod';
 import type { Job } from '../domain/jobs/job.entity.ts';
 import { AppError, ERROR_TABLE } from '../errors.ts';
@@ -214,11 +215,18 @@ export function createMcpServerFactory(deps: McpServerFactoryDeps) {
         instructions: SERVER_INSTRUCTIONS,
       },
     );
-    const scope = () => ({
-      workspaceId: caller.principal.workspaceId,
-      em: deps.orm.em.fork(),
-      actor: actorOf(caller.principal),
-    });
+    const scope = (): WorkspaceScope => {
+      let em: EntityManager | undefined;
+      return {
+        workspaceId: caller.principal.workspaceId,
+        actor: actorOf(caller.principal),
+        // Forked on first use: the most frequent calls (the campaign list reads through the pool) never
+        // touch a unit of work, so they do not pay for one.
+        get em() {
+          return (em ??= deps.orm.em.fork());
+        },
+      };
+    };
     const resourceCaller = () => ({ principal: caller.principal, scope: scope(), services: deps.services, profile });
     const log = deps.log.child({ requestId: caller.requestId, workspaceId: caller.principal.workspaceId });
     server.log = log;

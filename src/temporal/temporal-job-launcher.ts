@@ -1,5 +1,7 @@
 import { WorkflowIdConflictPolicy, type Client } from '@temporalio/client';
 import type { JobLauncher, StartWorkflowRequest, WorkflowState } from '../domain/jobs/job-launcher.ts';
+import type { JobWorkflow, JobWorkflowInputs } from '../domain/jobs/workflow-inputs.ts';
+import type * as workflows from '../../workflows/index.ts';
 import { CampaignIdKey, JobKindKey, WorkspaceIdKey } from './search-attributes.ts';
 
 const STATE: Record<string, WorkflowState> = {
@@ -17,14 +19,34 @@ function isNotFound(error: unknown): boolean {
   return (error as { name?: string }).name === 'WorkflowNotFoundError';
 }
 
+/**
+ * Compile-time proof that each job workflow's registered function takes exactly the input the launcher sends:
+ * a workflow whose parameter drifts from `JobWorkflowInputs` fails the typecheck here.
+ */
+type Matches<W extends JobWorkflow> =
+  [JobWorkflowInputs[W]] extends Parameters<(typeof workflows)[W]>
+    ? Parameters<(typeof workflows)[W]> extends [JobWorkflowInputs[W]]
+      ? true
+      : false
+    : false;
+const WORKFLOW_INPUTS_MATCH: { [W in JobWorkflow]: Matches<W> } = {
+  campaignGenerationWorkflow: true,
+  renderWorkflow: true,
+  filmCommissionWorkflow: true,
+  productImportWorkflow: true,
+  selftestWorkflow: true,
+};
+void WORKFLOW_INPUTS_MATCH;
+
 /** `JobLauncher` over a Temporal client. Every start carries the operator search attributes and a summary. */
 export function createTemporalJobLauncher(client: Client, taskQueue: string): JobLauncher {
   return {
-    async start(request: StartWorkflowRequest) {
-      const handle = await client.workflow.start(request.workflowType, {
+    async start<W extends JobWorkflow>(request: StartWorkflowRequest<W>) {
+      const handle = await client.workflow.start<(typeof workflows)[W]>(request.workflowType, {
         taskQueue,
         workflowId: request.workflowId,
-        args: [request.input],
+        // Generic `W` defers `Parameters<…>`; WORKFLOW_INPUTS_MATCH above proves the two agree for every W.
+        args: [request.input] as Parameters<(typeof workflows)[W]>,
         workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
         typedSearchAttributes: [
           { key: WorkspaceIdKey, value: request.workspaceId },

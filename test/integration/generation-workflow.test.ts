@@ -8,7 +8,7 @@ import { Campaign } from '../../src/domain/campaigns/campaign.entity.ts';
 import { Variant } from '../../src/domain/campaigns/variant.entity.ts';
 import { CreditLedgerEntry } from '../../src/domain/credits/credit-ledger-entry.entity.ts';
 import { CreditQuote } from '../../src/domain/credits/credit-quote.entity.ts';
-import type { GenerationLauncher } from '../../src/domain/generation/generation-launcher.ts';
+import { toGenerationStatus, type GenerationLauncher } from '../../src/domain/generation/generation-launcher.ts';
 import type { Job } from '../../src/domain/jobs/job.entity.ts';
 import { isTerminalJobStatus } from '../../src/domain/jobs/job-status.ts';
 import type { WorkspaceScope } from '../../src/domain/shared/scope.ts';
@@ -229,6 +229,40 @@ it('refuses a second start while a generation runs and returns the running job, 
   if (again.status === 'already_running') expect(again.job.id).toBe(job.id);
   else expect(again.status).toBe('quote_required'); // the first one already finished on a fast machine
   expect((await waitForJob(job.id)).status).toBe('succeeded');
+});
+
+it('reads generation_status in one statement, exactly as the job row says; another workspace gets not found', async () => {
+  const { job, campaignId } = await startWithQuote({
+    intent: 'Spring espresso',
+    variantCount: 1,
+    includeImages: false,
+  });
+  const done = await waitForJob(job.id);
+  const connection = platform.container.orm.em.getConnection();
+  // Every statement the ORM runs goes through its connection's `execute`: count them around the read.
+  const execute = connection.execute;
+  let statements = 0;
+  connection.execute = function (this: typeof connection, ...args: Parameters<typeof execute>) {
+    statements += 1;
+    return execute.apply(this, args);
+  } as typeof execute;
+  try {
+    const status = await generation.status(scope(), campaignId);
+    // Agents poll this every few seconds: the campaign's existence and its latest job come back together.
+    expect(statements).toBe(1);
+    expect(status).toEqual(toGenerationStatus(done));
+  } finally {
+    connection.execute = execute;
+  }
+  const fresh = await platform.container.services.campaigns.create(scope(), { name: 'Never generated' });
+  expect(await generation.status(scope(), fresh.id)).toBeNull();
+  const other = await createTenant(platform.container);
+  await expect(
+    generation.status(
+      { workspaceId: other.workspaceId, em: platform.container.orm.em.fork(), actor: 'test' },
+      campaignId,
+    ),
+  ).rejects.toThrow(/not found/i);
 });
 
 it('fails cleanly when the campaign disappears before the worker runs: everything is refunded, nothing captured', async () => {

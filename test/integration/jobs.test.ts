@@ -143,7 +143,7 @@ it('marks a job failed when its workflow cannot be started, so the next start on
   const offline = createJobsService({ launcher: createTemporalJobLauncher(unreachable, 'nowhere') });
   const request = {
     kind: 'selftest',
-    workflowType: 'selftestWorkflow',
+    workflowType: 'selftestWorkflow' as const,
     businessKey: 'temporal-down',
     input: { steps: 1, stepMs: 10 },
     summary: 'test temporal-down',

@@ -6,7 +6,7 @@
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { WorkflowFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { CampaignGenerationInput } from '../../workflows/campaign-generation.ts';
+import type { CampaignGenerationInput } from '../../src/domain/jobs/workflow-inputs.ts';
 import { campaignGenerationWorkflow } from '../../workflows/index.ts';
 import {
   heartbeatUntilCancelled,

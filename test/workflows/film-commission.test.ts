@@ -7,13 +7,8 @@
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { WorkflowFailedError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import {
-  decide,
-  pendingGate,
-  type FilmCommissionInput,
-  type FilmDecision,
-  type FilmGate,
-} from '../../workflows/film-commission.ts';
+import type { FilmCommissionInput } from '../../src/domain/jobs/workflow-inputs.ts';
+import { decide, pendingGate, type FilmDecision, type FilmGate } from '../../workflows/film-commission.ts';
 import { filmCommissionWorkflow } from '../../workflows/index.ts';
 import { pollUntil } from '../support/poll.ts';
 import { recordActivities, startWorkflowEnv, withWorker, workflowId } from '../support/workflow-env.ts';

@@ -7,7 +7,7 @@ import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { WorkflowFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { productImportWorkflow } from '../../workflows/index.ts';
-import type { ProductImportInput } from '../../workflows/product-import.ts';
+import type { ProductImportInput } from '../../src/domain/jobs/workflow-inputs.ts';
 import {
   heartbeatUntilCancelled,
   recordActivities,

@@ -8,7 +8,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { RenderOutput } from '../../src/domain/renders/render.types.ts';
 import { renderWorkflow } from '../../workflows/index.ts';
-import type { RenderWorkflowInput } from '../../workflows/render.ts';
+import type { RenderWorkflowInput } from '../../src/domain/jobs/workflow-inputs.ts';
 import {
   heartbeatUntilCancelled,
   recordActivities,

@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { Campaign } from '../campaigns/campaign.entity.ts';
 import { Variant } from '../campaigns/variant.entity.ts';
 import { ValidationError } from '../../errors.ts';
+import { CampaignId, VariantId } from '../shared/schemas.ts';
 import type { WorkspaceScope } from '../shared/scope.ts';
 import { eventTimeOf } from './event-ids.ts';
 import type { SiteEvent } from './site-events.ts';
@@ -31,14 +32,8 @@ const Conversion = z.strictObject({
     ),
   goal: z.string().regex(GOAL_KEY, 'must be 1–64 letters, digits, _ . : -'),
   value: z.number().finite().min(0).max(1_000_000_000).optional(),
-  campaignId: z
-    .string()
-    .regex(/^cmp_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a campaign id (cmp_…)')
-    .optional(),
-  variantId: z
-    .string()
-    .regex(/^var_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a variant id (var_…)')
-    .optional(),
+  campaignId: CampaignId.optional(),
+  variantId: VariantId.optional(),
   occurredAt: z.iso.datetime({ offset: true, message: 'must be an ISO-8601 date-time' }).optional(),
 });
 

@@ -11,13 +11,9 @@ import { Workspace } from '../workspaces/workspace.entity.ts';
 import type { RepublishPort } from '../campaigns/campaigns.service.ts';
 import { DEFAULT_BRANDBOOK, DEFAULT_CONCIERGE, DEFAULT_VOICE } from './brand-defaults.ts';
 import { Brand, type Brandbook, type BrandProfile, type BrandVoice, type ConciergeSettings } from './brand.entity.ts';
+import { HttpUrl } from '../shared/schemas.ts';
 
 const Color = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a hex colour like #1B4D3E');
-const HttpUrl = z
-  .string()
-  .trim()
-  .max(2048)
-  .refine((value) => /^https?:\/\//i.test(value) && URL.canParse(value), 'must be an absolute http(s) URL');
 const Phrase = z.string().trim().min(1).max(300);
 
 export const BrandbookUpdate = z.object({

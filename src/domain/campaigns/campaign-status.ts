@@ -31,3 +31,19 @@ export function assertCampaignTransition(from: CampaignStatus, to: CampaignStatu
     throw new ConflictError(`Cannot ${why}: the campaign is ${from}`, { status: from, wanted: to });
   }
 }
+
+/** Content edits wait for a running generation to end, and an archived campaign must be restored first. */
+export function assertEditable(campaign: { status: CampaignStatus }, what: string): void {
+  if (campaign.status === 'generating') {
+    throw new ConflictError(
+      `Cannot ${what} while the campaign is generating; poll generation_status, or cancel the generation`,
+    );
+  }
+  if (campaign.status === 'archived')
+    throw new ConflictError(`Cannot ${what}: the campaign is archived; restore it first (update with status "ready")`);
+}
+
+/** A schedule (of a campaign or a deployment) ends after it starts. */
+export function checkSchedule(startsAt: Date | null | undefined, endsAt: Date | null | undefined): void {
+  if (startsAt && endsAt && endsAt <= startsAt) throw new ConflictError('endsAt must be after startsAt');
+}

@@ -5,7 +5,8 @@
  */
 import { z } from 'zod';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
-import { CampaignId, type CampaignsService } from '../campaigns/campaigns.service.ts';
+import type { CampaignsService } from '../campaigns/campaigns.service.ts';
+import { CampaignId } from '../shared/schemas.ts';
 import type { CreditsService } from '../credits/credits.service.ts';
 import { filmLines, PRICES } from '../credits/price-list.ts';
 import type { QuotesService, QuoteView } from '../credits/quotes.service.ts';

@@ -7,18 +7,18 @@
  * returns that job and spends nothing (agents poll, they do not restart). If anything fails after the
  * reservation, the reservation is released before the error reaches the caller.
  */
-import { z } from 'zod';
-import { ConflictError, ValidationError } from '../../errors.ts';
-import { CampaignId, ProductId, type CampaignsService } from '../campaigns/campaigns.service.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
+import type { CampaignsService } from '../campaigns/campaigns.service.ts';
 import type { CreditsService } from '../credits/credits.service.ts';
-import { GENERATION_STEPS, generationLines, type GenerationStep } from '../credits/price-list.ts';
+import { generationLines, type GenerationStep } from '../credits/price-list.ts';
 import type { QuotesService, QuoteView } from '../credits/quotes.service.ts';
 import { toJobView, type JobsService, type StartJobRequest } from '../jobs/jobs.service.ts';
-import type { Job } from '../jobs/job.entity.ts';
+import type { JobWorkflowArgs } from '../jobs/workflow-inputs.ts';
+import { Job } from '../jobs/job.entity.ts';
 import type { JobStatus } from '../jobs/job-status.ts';
 import { newId } from '../shared/ids.ts';
 import type { WorkspaceScope } from '../shared/scope.ts';
-import { parseInput } from '../shared/validate.ts';
+import type { GenerationRegenerateInput, GenerationStartInput } from './generation-schemas.ts';
 import { stepsFrom, type GenerationService } from './generation.service.ts';
 
 export const GENERATION_KIND = 'campaign_generation';
@@ -33,32 +33,6 @@ class CampaignHasJob extends Error {
     this.campaignId = campaignId;
   }
 }
-
-const Common = {
-  includeImages: z.boolean().optional(),
-  variantCount: z.number().int().min(1, 'must be at least 1').max(5, 'must be at most 5').optional(),
-  channels: z
-    .array(z.enum(['web', 'email', 'social']))
-    .min(1)
-    .max(3)
-    .optional(),
-  style: z.string().trim().max(300).nullish(),
-};
-
-export const StartArgs = z.object({
-  intent: z.string().trim().min(3, 'must describe what the campaign should do').max(2000),
-  campaignId: CampaignId.optional(),
-  name: z.string().trim().min(1).max(200).optional(),
-  productIds: z.array(ProductId).max(20).optional(),
-  ...Common,
-});
-
-export const RegenerateArgs = z.object({
-  campaignId: CampaignId,
-  fromStep: z.enum(GENERATION_STEPS, { error: `must be one of ${GENERATION_STEPS.join(', ')}` }),
-  intent: z.string().trim().min(3).max(2000).optional(),
-  ...Common,
-});
 
 /** The generation's status as agents read it (`query_campaigns generation_status`). */
 export interface GenerationStatusView {
@@ -114,6 +88,8 @@ export function toGenerationStatus(job: Job): GenerationStatusView {
   };
 }
 
+type GenerationStart = StartJobRequest<'campaignGenerationWorkflow'>;
+
 export type LaunchOutcome =
   | { status: 'quote_required'; quote: QuoteView }
   | { status: 'started' | 'already_running'; job: Job; campaignId: string };
@@ -147,7 +123,7 @@ export function createGenerationLauncher(deps: {
    * Starts a prepared generation's workflow; when it cannot start, the job's credits are returned and the
    * campaign goes back to where it was before the error is rethrown.
    */
-  async function launchOrUndo(scope: WorkspaceScope, job: Job, request: StartJobRequest, campaignId: string) {
+  async function launchOrUndo(scope: WorkspaceScope, job: Job, request: GenerationStart, campaignId: string) {
     try {
       return await jobs.launch(scope, job, request);
     } catch (error) {
@@ -189,7 +165,7 @@ export function createGenerationLauncher(deps: {
       return { status: 'quote_required', quote: await quotes.quote(scope, input.operation, input.args, lines) };
 
     const jobId = newId('job');
-    const request = (campaignId: string): StartJobRequest => ({
+    const request = (campaignId: string): GenerationStart => ({
       jobId,
       kind: GENERATION_KIND,
       workflowType: 'campaignGenerationWorkflow',
@@ -239,7 +215,15 @@ export function createGenerationLauncher(deps: {
       const { found, campaignId } = error;
       const job = found.reused
         ? found.job
-        : (await launchOrUndo(scope, found.job, { ...request(campaignId), input: found.job.input }, campaignId)).job;
+        : (
+            await launchOrUndo(
+              scope,
+              found.job,
+              // The row was written by an earlier start of this same workflow, with this input type.
+              { ...request(campaignId), input: found.job.input as JobWorkflowArgs<'campaignGenerationWorkflow'> },
+              campaignId,
+            )
+          ).job;
       return { status: 'already_running', job, campaignId };
     }
 
@@ -254,24 +238,24 @@ export function createGenerationLauncher(deps: {
   return {
     activeGeneration,
 
-    async start(scope: WorkspaceScope, raw: z.input<typeof StartArgs> & { quoteId?: string }): Promise<LaunchOutcome> {
-      const { quoteId, ...rest } = raw;
-      const args = parseInput(StartArgs, rest, 'generation');
-      let channels = args.channels;
+    /** Starts (or quotes) a generation; `input` was parsed with `GenerationStartSchema` by the caller. */
+    async start(scope: WorkspaceScope, input: GenerationStartInput): Promise<LaunchOutcome> {
+      const { quoteId, ...args } = input;
+      let channels: string[] | undefined = args.channels;
       if (args.campaignId) {
         const campaign = await campaigns.get(scope, args.campaignId);
         if (campaign.status === 'archived')
           throw new ConflictError(
             'The campaign is archived; restore it (update with status "ready") before generating',
           );
-        channels ??= campaign.channels as unknown as typeof channels;
+        channels ??= campaign.channels;
       } else if (args.productIds?.length) {
         // Fail before quoting when a product is unknown, so a quote never covers a call that cannot run.
         await campaigns.assertProducts(scope, args.productIds);
       }
       return launch(scope, {
         operation: 'generate_campaign.start',
-        args: rest,
+        args,
         quoteId,
         mode: 'start',
         fromStep: 'brief',
@@ -300,12 +284,9 @@ export function createGenerationLauncher(deps: {
       });
     },
 
-    async regenerate(
-      scope: WorkspaceScope,
-      raw: z.input<typeof RegenerateArgs> & { quoteId?: string },
-    ): Promise<LaunchOutcome> {
-      const { quoteId, ...rest } = raw;
-      const args = parseInput(RegenerateArgs, rest, 'regeneration');
+    /** Re-runs (or quotes) a generation from a step; `input` was parsed with `GenerationRegenerateSchema`. */
+    async regenerate(scope: WorkspaceScope, input: GenerationRegenerateInput): Promise<LaunchOutcome> {
+      const { quoteId, ...args } = input;
       const campaign = await campaigns.get(scope, args.campaignId);
       if (campaign.status === 'archived')
         throw new ConflictError('The campaign is archived; restore it before regenerating');
@@ -323,7 +304,7 @@ export function createGenerationLauncher(deps: {
       };
       return launch(scope, {
         operation: 'generate_campaign.regenerate',
-        args: rest,
+        args,
         quoteId,
         mode: 'regenerate',
         fromStep: args.fromStep,
@@ -338,10 +319,30 @@ export function createGenerationLauncher(deps: {
       });
     },
 
+    /**
+     * The latest generation of a live campaign of the workspace, null when it was never generated, "not
+     * found" for anyone else's or a deleted campaign. Agents poll this every few seconds: one statement reads
+     * the campaign's existence and its latest job row together.
+     */
     async status(scope: WorkspaceScope, campaignId: string): Promise<GenerationStatusView | null> {
-      await campaigns.get(scope, campaignId);
-      const job = await jobs.latestFor(scope, GENERATION_KIND, campaignId);
-      return job ? toGenerationStatus(job) : null;
+      const rows = await scope.em.getConnection().execute<({ job_found: boolean } & Record<string, unknown>)[]>(
+        `select j.*, j.id is not null as job_found
+           from campaigns c
+           left join lateral (
+             select * from jobs
+              where jobs.workspace_id = c.workspace_id and jobs.kind = ? and jobs.subject_id = c.id
+              order by jobs.created_at desc, jobs.id desc
+              limit 1) j on true
+          where c.id = ? and c.workspace_id = ? and c.deleted_at is null`,
+        [GENERATION_KIND, campaignId, scope.workspaceId],
+        'all',
+        scope.em.getTransactionContext(),
+      );
+      const [row] = rows;
+      if (!row) throw new NotFoundError('Campaign', campaignId);
+      if (!row.job_found) return null;
+      const { job_found: _found, ...columns } = row;
+      return toGenerationStatus(scope.em.map(Job, columns));
     },
   };
 }

@@ -2,11 +2,13 @@
  * The port through which domain services start and steer long jobs. Implemented over Temporal in
  * `temporal/temporal-job-launcher.ts`; services never touch the Temporal client directly.
  */
-export interface StartWorkflowRequest {
-  workflowType: string;
+import type { JobWorkflow, JobWorkflowInputs } from './workflow-inputs.ts';
+
+export interface StartWorkflowRequest<W extends JobWorkflow = JobWorkflow> {
+  workflowType: W;
   workflowId: string;
   /** The single argument of the workflow function. */
-  input: Record<string, unknown>;
+  input: JobWorkflowInputs[W];
   workspaceId: string;
   kind: string;
   campaignId?: string | null;
@@ -18,7 +20,7 @@ export type WorkflowState = 'running' | 'completed' | 'failed' | 'cancelled' | '
 
 export interface JobLauncher {
   /** Starts the workflow, or returns the open run with that id. Resolves with the run id. */
-  start(request: StartWorkflowRequest): Promise<{ runId: string }>;
+  start<W extends JobWorkflow>(request: StartWorkflowRequest<W>): Promise<{ runId: string }>;
   /** The state of one run, or null when Temporal no longer knows it (retention passed). */
   describe(workflowId: string, runId: string): Promise<WorkflowState | null>;
   /** Requests cooperative cancellation; a no-op for closed runs. */

@@ -20,12 +20,13 @@ import { workflowIdFor } from './workflow-ids.ts';
 import type { JobLauncher, WorkflowState } from './job-launcher.ts';
 import { TERMINAL_JOB_STATUSES, type JobStatus } from './job-status.ts';
 import { Job } from './job.entity.ts';
+import type { JobWorkflow, JobWorkflowArgs, JobWorkflowInputs } from './workflow-inputs.ts';
 
-export interface StartJobRequest {
+export interface StartJobRequest<W extends JobWorkflow = JobWorkflow> {
   /** Job kind, also the first part of the workflow id and the `JobKind` search attribute. */
   kind: string;
-  /** Registered workflow function name. */
-  workflowType: string;
+  /** Registered workflow function name; it fixes the type of `input`. */
+  workflowType: W;
   /** A pre-allocated job id (credits are reserved under it before the job starts). */
   jobId?: string;
   /** Business key within the workspace, e.g. the campaign id: one active job per key. */
@@ -33,7 +34,7 @@ export interface StartJobRequest {
   subjectId?: string | null;
   campaignId?: string | null;
   /** Stored on the row and passed to the workflow (with `jobId` and `workspaceId` added). */
-  input: Record<string, unknown>;
+  input: JobWorkflowArgs<W>;
   summary: string;
 }
 
@@ -117,10 +118,10 @@ export function createJobsService(deps: { launcher: JobLauncher }) {
    * still active on the key (`reused`; or, when its starter died before starting the workflow, that job with
    * `reused: false`, for `launch` to finish), else a new `queued` row.
    */
-  async function prepare(
+  async function prepare<W extends JobWorkflow>(
     tx: EntityManager,
     scope: WorkspaceScope,
-    request: StartJobRequest,
+    request: StartJobRequest<W>,
   ): Promise<{ job: Job; reused: boolean }> {
     const workflowId = workflowIdFor(request.kind, scope.workspaceId, request.businessKey);
     await tx
@@ -140,7 +141,7 @@ export function createJobsService(deps: { launcher: JobLauncher }) {
       workflowId,
       runId: null,
       subjectId: request.subjectId ?? null,
-      input: request.input,
+      input: request.input as Record<string, unknown>,
       progress: { fraction: 0 },
       result: null,
       error: null,
@@ -174,10 +175,10 @@ export function createJobsService(deps: { launcher: JobLauncher }) {
    * started for the row (Temporal unreachable, or the key's previous run never closed), the row is failed
    * before the error is rethrown.
    */
-  async function launch(
+  async function launch<W extends JobWorkflow>(
     scope: WorkspaceScope,
     job: Job,
-    request: StartJobRequest,
+    request: StartJobRequest<W>,
   ): Promise<{ job: Job; reused: boolean }> {
     for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt += 1) {
       let runId: string;
@@ -185,7 +186,8 @@ export function createJobsService(deps: { launcher: JobLauncher }) {
         ({ runId } = await launcher.start({
           workflowType: request.workflowType,
           workflowId: job.workflowId,
-          input: { ...request.input, jobId: job.id, workspaceId: scope.workspaceId },
+          // The starter's arguments plus the identity only this service knows: the workflow's whole input.
+          input: { ...request.input, jobId: job.id, workspaceId: scope.workspaceId } as JobWorkflowInputs[W],
           workspaceId: scope.workspaceId,
           kind: request.kind,
           campaignId: request.campaignId ?? null,
@@ -229,7 +231,10 @@ export function createJobsService(deps: { launcher: JobLauncher }) {
     /**
      * Starts a job, or returns the active job on the same business key. `reused` tells which happened.
      */
-    async start(scope: WorkspaceScope, request: StartJobRequest): Promise<{ job: Job; reused: boolean }> {
+    async start<W extends JobWorkflow>(
+      scope: WorkspaceScope,
+      request: StartJobRequest<W>,
+    ): Promise<{ job: Job; reused: boolean }> {
       const decision = await scope.em.fork().transactional((tx) => prepare(tx, scope, request));
       if (decision.reused) return decision;
       return launch(scope, decision.job, request);

@@ -15,7 +15,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Campaign } from '../campaigns/campaign.entity.ts';
 import { Deployment } from '../campaigns/deployment.entity.ts';
 import { Variant } from '../campaigns/variant.entity.ts';
-import { toVariantView, type VariantView } from '../campaigns/campaigns.service.ts';
+import { toVariantView, type VariantView } from '../campaigns/variants.ts';
 import { toProductView, type ProductView } from '../products/products.service.ts';
 import { Surface, Zone } from '../surfaces/surface.entity.ts';
 import type { BrandView } from '../brand/brand.service.ts';

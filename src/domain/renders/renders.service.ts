@@ -4,7 +4,8 @@
  */
 import { z } from 'zod';
 import { NotFoundError, ValidationError } from '../../errors.ts';
-import { CampaignId, VariantId, type CampaignsService } from '../campaigns/campaigns.service.ts';
+import type { CampaignsService } from '../campaigns/campaigns.service.ts';
+import { CampaignId, VariantId } from '../shared/schemas.ts';
 import { Variant } from '../campaigns/variant.entity.ts';
 import type { CreditsService } from '../credits/credits.service.ts';
 import { renderLines } from '../credits/price-list.ts';

@@ -13,7 +13,7 @@ import type { WorkspaceScope } from '../shared/scope.ts';
 import { parseInput } from '../shared/validate.ts';
 import { Surface, SURFACE_KINDS, Zone, ZONE_KINDS, type ZoneConstraints } from './surface.entity.ts';
 
-export const SurfaceId = z.string().regex(/^srf_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a surface id (srf_…)');
+import { SurfaceId } from '../shared/schemas.ts';
 
 export const SurfaceFields = z
   .object({

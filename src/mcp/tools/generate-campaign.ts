@@ -5,6 +5,7 @@ import {
   toGenerationStatus,
   type LaunchOutcome,
 } from '../../domain/generation/generation-launcher.ts';
+import { GenerationRegenerateSchema, GenerationStartSchema } from '../../domain/generation/generation-schemas.ts';
 import { quoteText } from '../tool-result.ts';
 import { defineAction, defineTool, type ToolOutput } from '../define-tool.ts';
 import { GenerationOut, Ids, QuoteOut, WorkspaceEcho } from '../schemas.ts';
@@ -117,14 +118,7 @@ export default defineTool({
     start: defineAction({
       summary: 'generate a campaign from an intent (new campaign, or campaignId); quote first, then quoteId.',
       permission: 'credits:spend',
-      input: z.object({
-        mode: z.literal('start'),
-        intent: z.string(),
-        campaignId: Ids.campaign.optional(),
-        name: z.string().optional(),
-        productIds: z.array(z.string()).optional(),
-        ...common,
-      }),
+      input: GenerationStartSchema.extend({ mode: z.literal('start') }),
       async run(ctx, { mode: _m, ...args }) {
         return answer('start', await ctx.services.generation.start(ctx.scope, args));
       },
@@ -132,13 +126,7 @@ export default defineTool({
     regenerate: defineAction({
       summary: 're-run a generation from fromStep, reusing the earlier steps; quote first, then quoteId.',
       permission: 'credits:spend',
-      input: z.object({
-        mode: z.literal('regenerate'),
-        campaignId: Ids.campaign,
-        fromStep: z.enum(GENERATION_STEPS),
-        intent: z.string().optional(),
-        ...common,
-      }),
+      input: GenerationRegenerateSchema.extend({ mode: z.literal('regenerate') }),
       async run(ctx, { mode: _m, ...args }) {
         return answer('regenerate', await ctx.services.generation.regenerate(ctx.scope, args));
       },

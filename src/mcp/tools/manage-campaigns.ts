@@ -1,7 +1,9 @@
 import { z } from 'zod';
+import { ChannelFieldsSchema, ImageRefSchema } from '../../domain/campaigns/campaign-schemas.ts';
 import { CHANNELS } from '../../domain/campaigns/campaign.entity.ts';
 import { DEPLOYMENT_STATUSES } from '../../domain/campaigns/deployment.entity.ts';
 import { VARIANT_STATUSES } from '../../domain/campaigns/variant.entity.ts';
+import { HttpUrl as DomainHttpUrl } from '../../domain/shared/schemas.ts';
 import { defineAction, defineTool } from '../define-tool.ts';
 import { CampaignOut, DeploymentOut, Ids, VariantOut, WorkspaceEcho } from '../schemas.ts';
 
@@ -17,25 +19,13 @@ const ACTIONS = [
   'update_deployment',
 ] as const;
 
+// Dates stay plain bounded strings on the wire (the service parses them, with its own error text); a
+// `format: date-time` here would change what clients are told. URLs and per-channel copy are the domain's own.
 const IsoDate = z.string().max(40).describe('ISO 8601 date-time, e.g. 2026-12-01T00:00:00Z');
-const HttpUrl = z.string().max(2048).describe('Absolute http(s) URL');
-const ImageRef = z.object({ url: HttpUrl, alt: z.string().max(300).optional() }).strict();
-const ChannelFields = z
-  .object({
-    email: z
-      .object({ subject: z.string().max(150).optional(), preheader: z.string().max(200).optional() })
-      .strict()
-      .optional(),
-    social: z
-      .object({ caption: z.string().max(2200).optional(), hashtags: z.array(z.string().max(60)).max(30).optional() })
-      .strict()
-      .optional(),
-    web: z
-      .object({ eyebrow: z.string().max(80).optional(), sectionTitle: z.string().max(120).optional() })
-      .strict()
-      .optional(),
-  })
-  .strict();
+const HttpUrl = DomainHttpUrl.describe('Absolute http(s) URL');
+// `mediaId` is set by generation only: agents send a url and its alt text.
+const ImageRef = ImageRefSchema.omit({ mediaId: true }).extend({ url: HttpUrl }).strict();
+const ChannelFields = ChannelFieldsSchema;
 
 const variantEdits = {
   name: z.string().max(100).optional(),

@@ -1,0 +1,32 @@
+/**
+ * Schema atoms every domain area shares: entity ids, absolute http(s) URLs and ISO date-times. Each is defined
+ * once here; domain schemas compose them and MCP tools add descriptions on top (`.describe()` returns a copy,
+ * so a description never leaks back into the domain's schema).
+ */
+import { z } from 'zod';
+
+/** An id of one kind: its prefix and a ULID (`cmp_01J…`). */
+export const idSchema = (prefix: string, what: string) =>
+  z.string().regex(new RegExp(`^${prefix}_[0-9A-HJKMNP-TV-Z]{26}$`), `must be a ${what} id (${prefix}_…)`);
+
+export const CampaignId = idSchema('cmp', 'campaign');
+export const VariantId = idSchema('var', 'variant');
+export const DeploymentId = idSchema('dep', 'deployment');
+export const ProductId = idSchema('prd', 'product');
+export const SurfaceId = idSchema('srf', 'surface');
+export const ZoneId = idSchema('zon', 'zone');
+export const JobId = idSchema('job', 'job');
+export const FilmId = idSchema('fcm', 'film commission');
+
+/** An absolute http(s) URL as a person would paste it (surrounding spaces dropped). */
+export const HttpUrl = z
+  .string()
+  .trim()
+  .max(2048)
+  .refine((value) => /^https?:\/\//i.test(value) && URL.canParse(value), 'must be an absolute http(s) URL');
+
+/** An ISO 8601 date-time with an offset (`2026-12-01T00:00:00Z`). */
+export const IsoDateTime = z.iso.datetime({
+  offset: true,
+  error: 'must be an ISO 8601 date-time, e.g. 2026-12-01T00:00:00Z',
+});
