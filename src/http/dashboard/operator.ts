@@ -29,45 +29,31 @@ export function operatorRoutes(router: Router, kit: DashboardKit): void {
     );
   };
   router.get('/operator/call-codes', requireSession, requireOperator, (ctx) => callCodes(ctx));
+  // Operator rights are checked before the form is read: a non-operator gets "not found", never a CSRF answer.
+  const operatorAction = [requireSession, requireOperator, form, requireCsrf, withNotices(callCodes)];
 
-  router.post(
-    '/operator/call-codes',
-    requireSession,
-    requireOperator,
-    form,
-    requireCsrf,
-    withNotices(callCodes),
-    async (ctx) => {
-      const body = ctx.request.body as Record<string, string>;
-      const workspaceId = body.workspaceId?.trim() || null;
-      if (workspaceId) await workspaces.requireWorkspace(em(), workspaceId);
-      const { code, callCode } = await codes.issue(
-        em(),
-        { profile: body.profile ?? '', workspaceId, note: body.note?.trim() || null },
-        kit.actorOf(ctx),
-      );
-      // The code goes into this one response only (never a redirect, a log or the database).
-      await callCodes(ctx, [], { code, profile: callCode.profile });
-    },
-  );
+  router.post('/operator/call-codes', ...operatorAction, async (ctx) => {
+    const body = ctx.request.body as Record<string, string>;
+    const workspaceId = body.workspaceId?.trim() || null;
+    if (workspaceId) await workspaces.requireWorkspace(em(), workspaceId);
+    const { code, callCode } = await codes.issue(
+      em(),
+      { profile: body.profile ?? '', workspaceId, note: body.note?.trim() || null },
+      kit.actorOf(ctx),
+    );
+    // The code goes into this one response only (never a redirect, a log or the database).
+    await callCodes(ctx, [], { code, profile: callCode.profile });
+  });
 
-  router.post(
-    '/operator/call-codes/:id/revoke',
-    requireSession,
-    requireOperator,
-    form,
-    requireCsrf,
-    withNotices(callCodes),
-    async (ctx) => {
-      const callCode = await codes.revoke(em(), ctx.params.id!);
-      await callCodes(ctx, [
-        {
-          kind: 'ok',
-          text: `Revoked ${callCode.prefix}… (${callCode.profile}); connections using it fall back to the discovery profile.`,
-        },
-      ]);
-    },
-  );
+  router.post('/operator/call-codes/:id/revoke', ...operatorAction, async (ctx) => {
+    const callCode = await codes.revoke(em(), ctx.params.id!);
+    await callCodes(ctx, [
+      {
+        kind: 'ok',
+        text: `Revoked ${callCode.prefix}… (${callCode.profile}); connections using it fall back to the discovery profile.`,
+      },
+    ]);
+  });
 }
 
 export function callCodesPage(
