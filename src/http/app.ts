@@ -19,7 +19,7 @@ import { errorBoundary } from './middleware/error-boundary.ts';
 import { noFraming } from './middleware/no-framing.ts';
 import { addressRateLimit } from './middleware/rate-limit.ts';
 import { requestId } from './middleware/request-id.ts';
-import { dashboardRoutes } from './routes/dashboard.ts';
+import { dashboardRoutes } from './dashboard/index.ts';
 import { conversionRoutes } from './routes/conversions.ts';
 import { mcpRoutes } from './routes/mcp.ts';
 import { mediaRoutes } from './routes/media.ts';

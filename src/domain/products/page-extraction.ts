@@ -26,15 +26,15 @@
  *   currency any source gives.
  * - `attributes` are merged key by key (JSON-LD over meta tags) and have no entry in `sources`.
  *
- * Prices: JSON numbers or strings such as "12.99", "1,299.00", "1.299,00", "12,99", "1 299,00 €". With both
- * `.` and `,` the last one is the decimal separator; a lone `,` followed by exactly three digits groups
- * thousands ("1,299" is 1299) unless the whole part is 0 ("0,995" is 1.00); a lone `.` is always decimal
- * (schema.org's form: "1.299" is 1.299). Minor units are hundredths, as everywhere else on the platform
- * (`toProductView` divides by 100), rounded half up; a price that does not fit a PostgreSQL integer, or is
- * negative, is unknown (null).
+ * Prices are read by `prices.ts`, JSON-LD by `json-ld.ts`.
  */
 import { html as parse5Html, parse, parseFragment, type DefaultTreeAdapterTypes } from 'parse5';
 import { visibleText } from '../shared/html-text.ts';
+import { asArray, deref, isObject, jsonText, nameOrText, readJsonLdProduct, schemaEnum } from './json-ld.ts';
+import { currencyCode, priceToMinor } from './prices.ts';
+
+// The unit tests read prices through this module.
+export { priceToMinor } from './prices.ts';
 
 type Node = DefaultTreeAdapterTypes.Node;
 type Element = DefaultTreeAdapterTypes.Element;
@@ -81,16 +81,6 @@ const MAX_HTML_CHARS = 5_000_000;
 const MAX_JSON_LD_BLOCKS = 50;
 /** Raw text (with markup) read for one field before tags are stripped. */
 const MAX_TEXT_INPUT_CHARS = 200_000;
-/** JSON-LD objects visited per page, and how deep the search for a nested Product goes. */
-const MAX_JSON_LD_NODES = 20_000;
-const MAX_JSON_LD_DEPTH = 32;
-/** The largest PostgreSQL `integer`. */
-const MAX_PRICE_MINOR = 2_147_483_647;
-
-const PRODUCT_TYPES = new Set(['Product', 'IndividualProduct', 'ProductModel', 'SomeProducts', 'ProductGroup']);
-
-/** Elements whose boundaries do not separate words; every other element's do. */
-/** Elements whose content is never text to keep. */
 
 /** JSON-LD product attributes kept, in order (schema.org property → attribute key). */
 const JSON_LD_ATTRIBUTES: ReadonlyArray<readonly [string, string]> = [
@@ -126,8 +116,6 @@ const META_ATTRIBUTES: ReadonlyArray<readonly [string, string]> = [
   ['og:availability', 'availability'],
   ['product:condition', 'condition'],
 ];
-
-type JsonObject = { [key: string]: unknown };
 
 /** What the HTML walk collects, in document order. */
 interface PageFacts {
@@ -420,246 +408,7 @@ function ogImages(meta: Map<string, string[]>): string[] {
 const nonEmpty = <T>(list: T[]): T[] | null => (list.length > 0 ? list : null);
 
 // ---------------------------------------------------------------------------------------------------------------
-// JSON-LD
-
-interface JsonLdProduct {
-  node: JsonObject;
-  ids: Map<string, JsonObject>;
-  brand: string | null;
-  images: string[];
-  offer: { price: unknown; currency: string | null; availability: string | null; condition: string | null };
-}
-
-function readJsonLdProduct(blocks: readonly string[]): JsonLdProduct | null {
-  const roots = blocks.map(parseJsonLd).filter((root) => root !== undefined);
-  const ids = new Map<string, JsonObject>();
-  const topLevel: JsonObject[] = [];
-  const nested: JsonObject[] = [];
-  let visited = 0;
-  // Pre-order over every object; top level = the blocks themselves, array items and @graph members.
-  const stack: Array<{ value: unknown; depth: number; top: boolean }> = roots
-    .map((value) => ({ value, depth: 0, top: true }))
-    .reverse();
-  while (stack.length > 0 && visited < MAX_JSON_LD_NODES) {
-    const { value, depth, top } = stack.pop()!;
-    if (depth > MAX_JSON_LD_DEPTH) continue;
-    if (Array.isArray(value)) {
-      for (let i = value.length - 1; i >= 0; i -= 1) stack.push({ value: value[i], depth: depth + 1, top });
-      continue;
-    }
-    if (!isObject(value)) continue;
-    visited += 1;
-    const id = value['@id'];
-    if (typeof id === 'string' && Object.keys(value).length > 1 && !ids.has(id)) ids.set(id, value);
-    if (isProductNode(value)) (top ? topLevel : nested).push(value);
-    const children = Object.entries(value);
-    for (let i = children.length - 1; i >= 0; i -= 1) {
-      const [key, child] = children[i]!;
-      if (child !== null && typeof child === 'object') {
-        stack.push({ value: child, depth: depth + 1, top: top && key === '@graph' });
-      }
-    }
-  }
-  const node = topLevel[0] ?? nested[0];
-  if (!node) return null;
-  return {
-    node,
-    ids,
-    brand: nameOrText(node.brand, ids),
-    images: jsonLdImages(node.image, ids),
-    offer: readOffer(node, ids),
-  };
-}
-
-/** JSON.parse, tolerating HTML comment / CDATA wrappers and raw control characters; undefined if malformed. */
-function parseJsonLd(text: string): unknown {
-  const unwrapped = text
-    .trim()
-    .replace(/^(?:\/\/\s*)?<!\[CDATA\[|(?:\/\/\s*)?\]\]>$/g, '')
-    .replace(/^<!--|-->$/g, '')
-    .trim();
-  try {
-    return JSON.parse(unwrapped);
-  } catch {
-    try {
-      // Raw newlines/tabs inside strings are common in hand-made JSON-LD; outside strings they are whitespace.
-      // eslint-disable-next-line no-control-regex
-      return JSON.parse(unwrapped.replace(/[\u0000-\u001f]/g, ' '));
-    } catch {
-      return undefined;
-    }
-  }
-}
-
-function isObject(value: unknown): value is JsonObject {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-function asArray(value: unknown): unknown[] {
-  if (value === undefined || value === null) return [];
-  return Array.isArray(value) ? value : [value];
-}
-
-/** schema.org type or enumeration member without its prefix ("https://schema.org/InStock" → "InStock"). */
-function schemaName(value: string): string {
-  return value.trim().replace(/^(?:https?:\/\/(?:www\.)?schema\.org\/|schema:)/i, '');
-}
-
-function isProductNode(node: JsonObject): boolean {
-  return asArray(node['@type']).some((type) => typeof type === 'string' && PRODUCT_TYPES.has(schemaName(type)));
-}
-
-/** A `{"@id": …}` reference replaced by the node it names, when the page defines it. */
-function deref(value: unknown, ids: Map<string, JsonObject>): unknown {
-  if (isObject(value) && typeof value['@id'] === 'string' && Object.keys(value).length === 1) {
-    return ids.get(value['@id']) ?? value;
-  }
-  return value;
-}
-
-/** A JSON-LD text value: a string, a number, `{"@value"}`, or the first of an array of those. */
-function jsonText(value: unknown): string | null {
-  for (const item of asArray(value)) {
-    if (typeof item === 'string') return item;
-    if (typeof item === 'number' && Number.isFinite(item)) return String(item);
-    if (isObject(item) && (typeof item['@value'] === 'string' || typeof item['@value'] === 'number')) {
-      return String(item['@value']);
-    }
-  }
-  return null;
-}
-
-/** A text value or a thing's `name` (brand, model, …). */
-function nameOrText(value: unknown, ids: Map<string, JsonObject>): string | null {
-  for (const item of asArray(value)) {
-    const resolved = deref(item, ids);
-    const text = isObject(resolved) && !('@value' in resolved) ? jsonText(resolved.name) : jsonText(resolved);
-    if (text !== null && text.trim() !== '') return text;
-  }
-  return null;
-}
-
-function jsonLdImages(value: unknown, ids: Map<string, JsonObject>): string[] {
-  const urls: string[] = [];
-  for (const item of asArray(value)) {
-    const resolved = deref(item, ids);
-    if (typeof resolved === 'string') urls.push(resolved);
-    else if (isObject(resolved)) {
-      const url = jsonText(resolved.url) ?? jsonText(resolved.contentUrl);
-      if (url !== null) urls.push(url);
-    }
-    if (urls.length >= 50) break;
-  }
-  return urls;
-}
-
-/** The first offer with a price (an AggregateOffer's lowPrice, else its price, else its own offers). */
-function readOffer(product: JsonObject, ids: Map<string, JsonObject>): JsonLdProduct['offer'] {
-  let offers = asArray(product.offers);
-  if (offers.length === 0) {
-    // A ProductGroup often carries its offers on its variants.
-    const variant = asArray(product.hasVariant)
-      .map((v) => deref(v, ids))
-      .find((v) => isObject(v) && v.offers !== undefined);
-    if (isObject(variant)) offers = asArray(variant.offers);
-  }
-  let first: JsonLdProduct['offer'] | null = null;
-  // Breadth-first; offers inside an AggregateOffer inherit its currency.
-  const queue = offers.slice(0, 100).map((value) => ({ value, currency: null as string | null }));
-  for (let i = 0; i < queue.length && i < 200; i += 1) {
-    const offer = deref(queue[i]!.value, ids);
-    if (!isObject(offer)) continue;
-    const specification = asArray(offer.priceSpecification)
-      .map((s) => deref(s, ids))
-      .find((s): s is JsonObject => isObject(s) && s.price !== undefined);
-    const price = offer.lowPrice ?? offer.price ?? specification?.price;
-    const candidate = {
-      price: priceToMinor(price) !== null ? price : null,
-      currency: jsonText(offer.priceCurrency) ?? jsonText(specification?.priceCurrency) ?? queue[i]!.currency,
-      availability: jsonText(offer.availability),
-      condition: jsonText(offer.itemCondition),
-    };
-    first ??= candidate;
-    if (candidate.price !== null) {
-      return {
-        ...candidate,
-        availability: candidate.availability ?? first.availability,
-        condition: candidate.condition ?? first.condition,
-      };
-    }
-    for (const nested of asArray(offer.offers).slice(0, 100))
-      queue.push({ value: nested, currency: candidate.currency });
-  }
-  return first ?? { price: null, currency: null, availability: null, condition: null };
-}
-
-function schemaEnum(value: string | null): string | null {
-  return value === null ? null : schemaName(value);
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Prices, currencies, attributes
-
-/** Digit groups separated by `.` or `,`, or by a space/apostrophe that groups exactly three digits. */
-const AMOUNT = /\d+(?:(?:[.,]|[ '’\u00a0\u202f\u2009](?=\d{3}(?!\d)))\d+)*/;
-
-/** A price in hundredths, from a JSON number or a price string; null when absent, unreadable or out of range. */
-export function priceToMinor(value: unknown): number | null {
-  let text: string;
-  if (typeof value === 'number') {
-    if (!Number.isFinite(value) || value < 0 || value >= 1e15) return null;
-    text = value.toFixed(6);
-  } else if (typeof value === 'string') {
-    text = value;
-  } else {
-    return null;
-  }
-  const match = AMOUNT.exec(text);
-  if (!match) return null;
-  if (/-\s*$/.test(text.slice(0, match.index))) return null;
-  const amount = match[0].replace(/[ '’\u00a0\u202f\u2009]/g, '');
-
-  const lastDot = amount.lastIndexOf('.');
-  const lastComma = amount.lastIndexOf(',');
-  let whole: string;
-  let fraction = '';
-  if (lastDot >= 0 && lastComma >= 0) {
-    const decimal = lastDot > lastComma ? '.' : ',';
-    const index = Math.max(lastDot, lastComma);
-    if (amount.indexOf(decimal) !== index) return null;
-    const groups = amount.slice(0, index).split(decimal === '.' ? ',' : '.');
-    if (!validGroups(groups)) return null;
-    whole = groups.join('');
-    fraction = amount.slice(index + 1);
-  } else if (lastDot >= 0 || lastComma >= 0) {
-    const separator = lastDot >= 0 ? '.' : ',';
-    const parts = amount.split(separator);
-    if (parts.length > 2 || (separator === ',' && parts[1]!.length === 3 && parts[0] !== '0')) {
-      if (!validGroups(parts)) return null;
-      whole = parts.join('');
-    } else {
-      whole = parts[0]!;
-      fraction = parts[1]!;
-    }
-  } else {
-    whole = amount;
-  }
-  whole = whole.replace(/^0+(?=\d)/, '');
-  if (whole.length > 12) return null;
-  const cents = Number(whole) * 100 + Number(fraction.slice(0, 2).padEnd(2, '0'));
-  const minor = cents + (Number(fraction[2] ?? '0') >= 5 ? 1 : 0);
-  return Number.isSafeInteger(minor) && minor <= MAX_PRICE_MINOR ? minor : null;
-}
-
-/** Thousands groups: the first 1–3 digits, every other exactly 3. */
-function validGroups(groups: readonly string[]): boolean {
-  return groups.every((group, i) => (i === 0 ? group.length >= 1 && group.length <= 3 : group.length === 3));
-}
-
-function currencyCode(raw: string | null): string | null {
-  const code = raw?.trim().toUpperCase() ?? '';
-  return /^[A-Z]{3}$/.test(code) ? code : null;
-}
+// Attributes
 
 /** Attributes in insertion order; the first value for a key wins; bounded keys, values and count. */
 class AttributeBag {

@@ -1,0 +1,79 @@
+/**
+ * What every dashboard page shares: the header (workspace navigation, switcher, sign-out), the page shell around
+ * a page's body, and the "not found" and "not allowed" pages the guards answer with. Server-rendered,
+ * accessible, no external assets.
+ */
+import { roleAtLeast, type Role } from '../../domain/workspaces/roles.ts';
+import { html, page, type SafeHtml } from '../../views/html.ts';
+
+export type Notice = { kind: 'ok' | 'error' | 'warn'; text: string };
+
+export interface Chrome {
+  csrf: string;
+  userEmail: string;
+  /** Platform operators also see the operator pages (call codes). */
+  operator?: boolean;
+  workspaces: { id: string; name: string; role: Role }[];
+  current?: { id: string; name: string; role: Role };
+}
+
+function header(chrome: Chrome): SafeHtml {
+  const current = chrome.current;
+  const links: [string, string, Role][] = current
+    ? [
+        ['Overview', `/w/${current.id}`, 'viewer'],
+        ['Members', `/w/${current.id}/members`, 'viewer'],
+        ['API keys', `/w/${current.id}/keys`, 'admin'],
+        ['Custom domains', `/w/${current.id}/domains`, 'admin'],
+        ['Connected apps', `/w/${current.id}/apps`, 'admin'],
+        ['Audit log', `/w/${current.id}/audit`, 'admin'],
+        ['Credits', `/w/${current.id}/credits`, 'viewer'],
+      ]
+    : [];
+  return html`<header>
+    <a class="brand" href="/workspaces">Campaign platform</a>
+    <nav aria-label="Workspace">
+      ${links
+        .filter(([, , minimum]) => current && roleAtLeast(current.role, minimum))
+        .map(([label, href]) => html`<a href="${href}">${label}</a>`)}
+      ${chrome.operator ? html`<a href="/operator/call-codes">Call codes</a>` : ''}
+    </nav>
+    <form method="get" action="/switch" class="inline">
+      <label class="inline" for="switch-ws" style="color:#fff;font-weight:400">Workspace</label>
+      <select id="switch-ws" name="workspace" style="width:auto">
+        ${chrome.workspaces.map((w) => html`<option value="${w.id}" ${current?.id === w.id ? html`selected` : ''}>${w.name}</option>`)}
+      </select>
+      <button class="secondary" type="submit">Switch</button>
+    </form>
+    <form method="post" action="/signout">
+      <input type="hidden" name="_csrf" value="${chrome.csrf}" /><span class="muted" style="color:#cfd6de"
+        >${chrome.userEmail}</span
+      >
+      <button class="link" type="submit">Sign out</button>
+    </form>
+  </header>`;
+}
+
+export function shell(title: string, chrome: Chrome, body: SafeHtml, notices: Notice[] = []): string {
+  return page({ title, header: header(chrome), body, notices });
+}
+
+export function notFoundPage(chrome: Chrome | null, what: string): string {
+  const body = html`<div class="card">
+    <h1>Not found</h1>
+    <p>${what}</p>
+    <p><a href="/workspaces">Back to your workspaces</a></p>
+  </div>`;
+  return chrome ? shell('Not found', chrome, body) : page({ title: 'Not found', body });
+}
+
+export function forbiddenPage(chrome: Chrome, message: string): string {
+  return shell(
+    'Not allowed',
+    chrome,
+    html`<div class="card" role="alert">
+      <h1>Not allowed</h1>
+      <p>${message}</p>
+    </div>`,
+  );
+}

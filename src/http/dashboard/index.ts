@@ -1,0 +1,41 @@
+/**
+ * The human dashboard on the platform host: sign up, sign in and out; workspaces, members and roles; API keys
+ * (secret shown once); custom domains of the brand site; connected apps; the audit log; credits; the operator
+ * pages. Each page group keeps its routes next to its views; `kit.ts` holds what they share.
+ *
+ * Every page needs a session (HttpOnly cookie, server-side row), every POST a valid CSRF token, every
+ * workspace page a membership (another workspace answers exactly like a missing one) and the permission its
+ * action needs. Actions that change access land in the audit log.
+ */
+import Router from '@koa/router';
+import { accountRoutes } from './account.ts';
+import { connectedAppRoutes } from './apps.ts';
+import { auditLogRoutes } from './audit-log.ts';
+import { creditRoutes } from './credits.ts';
+import { domainRoutes } from './domains.ts';
+import { keyRoutes } from './keys.ts';
+import { createDashboardKit, type DashboardDeps } from './kit.ts';
+import { memberRoutes } from './members.ts';
+import { operatorRoutes } from './operator.ts';
+import { workspaceRoutes } from './workspaces.ts';
+
+export type { DashboardDeps } from './kit.ts';
+
+export function dashboardRoutes(deps: DashboardDeps): Router {
+  const kit = createDashboardKit(deps);
+  const router = new Router();
+  for (const group of [
+    accountRoutes,
+    workspaceRoutes,
+    memberRoutes,
+    keyRoutes,
+    domainRoutes,
+    connectedAppRoutes,
+    auditLogRoutes,
+    creditRoutes,
+    operatorRoutes,
+  ]) {
+    group(router, kit);
+  }
+  return router;
+}

@@ -1,0 +1,137 @@
+/**
+ * Every dashboard action writes its audit line the same way (kit.recordAudit): the signed-in person as actor,
+ * the page's workspace, and the request's address and id. Driven over plain HTTP with the session and CSRF
+ * cookies a browser would keep.
+ */
+import { closeTestFetch, testFetch } from '../support/http.ts';
+import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+
+let platform: TestPlatform;
+
+beforeAll(async () => {
+  platform = await startTestPlatform({ label: 'dashboard-audit' });
+});
+
+afterAll(async () => {
+  await platform.close();
+  await closeTestFetch();
+});
+
+/** A browser's cookie jar for one host, and a form round trip that picks up the page's CSRF token. */
+function browserSession() {
+  const cookies = new Map<string, string>();
+  const keep = (response: Response) => {
+    for (const line of response.headers.getSetCookie()) {
+      const [pair] = line.split(';');
+      const [name, value] = pair!.split('=');
+      cookies.set(name!, value ?? '');
+    }
+  };
+  const request = async (path: string, form?: Record<string, string>) => {
+    const response = await testFetch(`${platform.urls.platform}${path}`, {
+      method: form ? 'POST' : 'GET',
+      redirect: 'manual',
+      headers: {
+        cookie: [...cookies].map(([name, value]) => `${name}=${value}`).join('; '),
+        ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+      },
+      ...(form ? { body: new URLSearchParams(form).toString() } : {}),
+    });
+    keep(response);
+    return { status: response.status, location: response.headers.get('location'), text: await response.text() };
+  };
+  return {
+    request,
+    /** Reads the form's CSRF token from `page`, then posts `form` to `action`. */
+    async submit(page: string, action: string, form: Record<string, string>) {
+      const html = (await request(page)).text;
+      const csrf = /name="_csrf" value="([^"]+)"/.exec(html)![1]!;
+      return request(action, { _csrf: csrf, ...form });
+    },
+  };
+}
+
+it('records sign-up, sign-in and workspace actions with the actor, workspace, address and request id', async () => {
+  const browser = browserSession();
+  const signedUp = await browser.submit('/signup', '/signup', {
+    name: 'Audrey',
+    email: 'audrey@example.test',
+    password: 'a long enough password',
+  });
+  expect(signedUp).toMatchObject({ status: 302, location: '/workspaces' });
+  const created = await browser.submit('/workspaces', '/workspaces', { name: 'Audited' });
+  const workspaceId = /^\/w\/(ws_[0-9A-Z]{26})$/.exec(created.location ?? '')![1]!;
+  const keyPage = await browser.submit(`/w/${workspaceId}/keys`, `/w/${workspaceId}/keys`, {
+    name: 'audited key',
+    role: 'editor',
+  });
+  expect(keyPage.status).toBe(200);
+  const [key] = await platform.container.services.workspaces.listApiKeys(platform.container.orm.em.fork(), workspaceId);
+  await browser.submit(`/w/${workspaceId}/keys`, `/w/${workspaceId}/keys/${key!.id}/disable`, {});
+  const wrong = await browserSession().submit('/signin', '/signin', {
+    email: 'audrey@example.test',
+    password: 'not the password',
+  });
+  expect(wrong.status).toBe(401);
+
+  const user = await platform.container.services.workspaces.findUserByEmail(
+    platform.container.orm.em.fork(),
+    'audrey@example.test',
+  );
+  const rows = await platform.container.orm.em
+    .fork()
+    .getConnection()
+    .execute<
+      {
+        workspace_id: string | null;
+        actor: string;
+        action: string;
+        outcome: string;
+        target_id: string | null;
+        ip: string | null;
+        request_id: string | null;
+      }[]
+    >(
+      `select workspace_id, actor, action, outcome, target_id, ip, request_id from audit_events
+       where actor = ? or (actor = 'anonymous' and details->>'email' = ?) order by created_at, id`,
+      [`user:${user!.id}`, 'audrey@example.test'],
+    );
+  expect(
+    rows.map(({ workspace_id, actor, action, outcome, target_id }) => ({
+      workspace_id,
+      actor,
+      action,
+      outcome,
+      target_id,
+    })),
+  ).toEqual([
+    { workspace_id: null, actor: `user:${user!.id}`, action: 'account.sign_up', outcome: 'success', target_id: null },
+    {
+      workspace_id: workspaceId,
+      actor: `user:${user!.id}`,
+      action: 'workspace.create',
+      outcome: 'success',
+      target_id: workspaceId,
+    },
+    {
+      workspace_id: workspaceId,
+      actor: `user:${user!.id}`,
+      action: 'api_key.create',
+      outcome: 'success',
+      target_id: key!.id,
+    },
+    {
+      workspace_id: workspaceId,
+      actor: `user:${user!.id}`,
+      action: 'api_key.disable',
+      outcome: 'success',
+      target_id: key!.id,
+    },
+    { workspace_id: null, actor: 'anonymous', action: 'session.sign_in', outcome: 'denied', target_id: null },
+  ]);
+  for (const row of rows) {
+    expect(row.ip).toMatch(/127\.0\.0\.1/);
+    expect(row.request_id).toEqual(expect.any(String));
+  }
+  expect(new Set(rows.map((row) => row.request_id)).size).toBe(rows.length);
+});
