@@ -2,76 +2,36 @@
  * Activities that keep a job's row current. Each is idempotent (activities run at least once) and never moves
  * a job out of a terminal state, so a late retry cannot resurrect a finished job.
  */
-import { Job, JobStep, type JobError, type JobProgress } from '../src/domain/jobs/job.entity.ts';
-import { statusesThatMayBecome, TERMINAL_JOB_STATUSES } from '../src/domain/jobs/job-status.ts';
+import { JobStep, type JobError, type JobProgress } from '../src/domain/jobs/job.entity.ts';
+import * as jobRows from '../src/domain/jobs/job-rows.ts';
 import { newId } from '../src/domain/shared/ids.ts';
 import type { ActivityDeps } from './deps.ts';
 
-/** Each update below is guarded by the transition table (job-status.ts), evaluated by the database. */
-const MAY_BECOME_RUNNING = statusesThatMayBecome('running');
-const MAY_BECOME_INPUT_REQUIRED = statusesThatMayBecome('input_required');
-const MAY_SUCCEED = statusesThatMayBecome('succeeded');
-const MAY_FAIL = statusesThatMayBecome('failed');
-const MAY_BE_CANCELLED = statusesThatMayBecome('cancelled');
-
+/** Each write goes through job-rows.ts, where it is guarded by the transition table (job-status.ts). */
 export function createJobActivities({ orm }: ActivityDeps) {
   return {
     async markJobRunning(jobId: string): Promise<void> {
-      const em = orm.em.fork();
-      await em.nativeUpdate(
-        Job,
-        { id: jobId, status: { $in: MAY_BECOME_RUNNING } },
-        { status: 'running', startedAt: new Date(), updatedAt: new Date() },
-      );
+      await jobRows.markJobRunning(orm.em.fork(), jobId);
     },
 
     async markJobInputRequired(jobId: string, message: string): Promise<void> {
-      const em = orm.em.fork();
-      await em.nativeUpdate(
-        Job,
-        { id: jobId, status: { $in: MAY_BECOME_INPUT_REQUIRED } },
-        { status: 'input_required', progress: { fraction: 0, message }, updatedAt: new Date() },
-      );
+      await jobRows.markJobInputRequired(orm.em.fork(), jobId, message);
     },
 
     async reportJobProgress(jobId: string, progress: JobProgress): Promise<void> {
-      const em = orm.em.fork();
-      // Progress is not a transition: any job still open may report it.
-      await em.nativeUpdate(
-        Job,
-        { id: jobId, status: { $nin: [...TERMINAL_JOB_STATUSES] } },
-        { progress, updatedAt: new Date() },
-      );
+      await jobRows.reportJobProgress(orm.em.fork(), jobId, progress);
     },
 
     async completeJob(jobId: string, result: Record<string, unknown>): Promise<void> {
-      const em = orm.em.fork();
-      const now = new Date();
-      await em.nativeUpdate(
-        Job,
-        { id: jobId, status: { $in: MAY_SUCCEED } },
-        { status: 'succeeded', result, progress: { fraction: 1 }, finishedAt: now, updatedAt: now },
-      );
+      await jobRows.completeJob(orm.em.fork(), jobId, result);
     },
 
     async failJob(jobId: string, error: JobError): Promise<void> {
-      const em = orm.em.fork();
-      const now = new Date();
-      await em.nativeUpdate(
-        Job,
-        { id: jobId, status: { $in: MAY_FAIL } },
-        { status: 'failed', error, finishedAt: now, updatedAt: now },
-      );
+      await jobRows.failJob(orm.em.fork(), jobId, error);
     },
 
     async markJobCancelled(jobId: string): Promise<void> {
-      const em = orm.em.fork();
-      const now = new Date();
-      await em.nativeUpdate(
-        Job,
-        { id: jobId, status: { $in: MAY_BE_CANCELLED } },
-        { status: 'cancelled', finishedAt: now, updatedAt: now },
-      );
+      await jobRows.markJobCancelled(orm.em.fork(), jobId);
     },
 
     /**

@@ -3,7 +3,7 @@
  * so it must stay current, but ffmpeg reports many times a second).
  */
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { Job } from '../../src/domain/jobs/job.entity.ts';
+import { reportStepProgress } from '../../src/domain/jobs/job-rows.ts';
 
 export function createProgressWriter(orm: MikroORM, jobId: string, step: string, everyMs = 500) {
   let last = 0;
@@ -14,14 +14,11 @@ export function createProgressWriter(orm: MikroORM, jobId: string, step: string,
       if (now - last < everyMs && fraction < 1) return;
       last = now;
       pending = pending.then(() =>
-        orm.em
-          .fork()
-          .nativeUpdate(
-            Job,
-            { id: jobId, status: { $in: ['queued', 'running'] } },
-            { progress: { fraction: Math.round(fraction * 1000) / 1000, step, message }, updatedAt: new Date() },
-          )
-          .catch(() => undefined),
+        reportStepProgress(orm.em.fork(), jobId, {
+          fraction: Math.round(fraction * 1000) / 1000,
+          step,
+          message,
+        }).catch(() => undefined),
       );
     },
     /** Waits for the last write (so a finished activity never races its own progress). */

@@ -17,7 +17,8 @@ import { NotFoundError, UnavailableError } from '../../errors.ts';
 import { newId } from '../shared/ids.ts';
 import type { WorkspaceScope } from '../shared/scope.ts';
 import { workflowIdFor } from './workflow-ids.ts';
-import type { JobLauncher, WorkflowState } from './job-launcher.ts';
+import type { JobLauncher } from './job-launcher.ts';
+import { claimRun, failUnstartedJob, insertQueuedJob, recordCancelRequest, recordRunClosed } from './job-rows.ts';
 import { TERMINAL_JOB_STATUSES, type JobStatus } from './job-status.ts';
 import { Job } from './job.entity.ts';
 import type { JobWorkflow, JobWorkflowArgs, JobWorkflowInputs } from './workflow-inputs.ts';
@@ -73,14 +74,6 @@ export function toJobView(job: Job): JobView {
   };
 }
 
-const CLOSED_TO_STATUS: Record<Exclude<WorkflowState, 'running'>, JobStatus> = {
-  completed: 'succeeded',
-  failed: 'failed',
-  cancelled: 'cancelled',
-  terminated: 'failed',
-  timed_out: 'failed',
-};
-
 /** How long a start waits for the previous run on the same key to close before giving up. */
 const CLAIM_ATTEMPTS = 50;
 const CLAIM_BACKOFF_MS = 100;
@@ -96,12 +89,7 @@ export function createJobsService(deps: { launcher: JobLauncher }) {
     if (!job.runId) return false;
     const state = await launcher.describe(job.workflowId, job.runId);
     if (state === 'running') return false;
-    job.status = state ? CLOSED_TO_STATUS[state] : 'failed';
-    job.finishedAt = new Date();
-    if (job.status === 'failed' && !job.error) {
-      job.error = { code: `workflow_${state ?? 'lost'}`, message: `The job's workflow ended as ${state ?? 'unknown'}` };
-    }
-    await tx.flush();
+    await recordRunClosed(tx, job, state);
     return true;
   }
 
@@ -133,21 +121,15 @@ export function createJobsService(deps: { launcher: JobLauncher }) {
       // workflow; starting again under the same job id completes what it began.
       return { job: active, reused: active.runId !== null };
     }
-    const job = tx.create(Job, {
+    const job = await insertQueuedJob(tx, {
       id: request.jobId ?? newId('job'),
-      workspace: scope.workspaceId,
+      workspaceId: scope.workspaceId,
       kind: request.kind,
-      status: 'queued',
       workflowId,
-      runId: null,
       subjectId: request.subjectId ?? null,
       input: request.input as Record<string, unknown>,
-      progress: { fraction: 0 },
-      result: null,
-      error: null,
       createdBy: scope.actor,
     });
-    await tx.flush();
     return { job, reused: false };
   }
 
@@ -156,17 +138,7 @@ export function createJobsService(deps: { launcher: JobLauncher }) {
    * stand in for a job that never runs, and every later start on its key would return it.
    */
   async function abandon(scope: WorkspaceScope, job: Job): Promise<void> {
-    const failedAt = new Date();
-    await scope.em.fork().nativeUpdate(
-      Job,
-      { id: job.id, runId: null, status: 'queued' },
-      {
-        status: 'failed',
-        error: { code: 'start_failed', message: 'The job could not be started; try again.' },
-        finishedAt: failedAt,
-        updatedAt: failedAt,
-      },
-    );
+    await failUnstartedJob(scope.em.fork(), job.id);
   }
 
   /**
@@ -200,12 +172,7 @@ export function createJobsService(deps: { launcher: JobLauncher }) {
       try {
         const em = scope.em.fork();
         const claimedAt = new Date();
-        const claimed = await em.nativeUpdate(
-          Job,
-          { id: job.id, $or: [{ runId: null }, { runId }] },
-          { runId, updatedAt: claimedAt },
-        );
-        if (claimed === 1) {
+        if (await claimRun(em, job.id, runId, claimedAt)) {
           // The row as written, bound to its run (not read back: the caller reports the job as started).
           job.runId = runId;
           job.updatedAt = claimedAt;
@@ -283,11 +250,7 @@ export function createJobsService(deps: { launcher: JobLauncher }) {
       const job = await em.findOne(Job, { id: jobId, workspace: scope.workspaceId });
       if (!job) throw new NotFoundError('Job', jobId);
       if (TERMINAL_JOB_STATUSES.includes(job.status)) return job;
-      if (!job.cancelRequestedAt) {
-        job.cancelRequestedAt = new Date();
-        job.status = 'cancel_requested';
-        await em.flush();
-      }
+      await recordCancelRequest(em, job);
       if (job.runId) await launcher.cancel(job.workflowId, job.runId);
       return job;
     },
