@@ -47,7 +47,10 @@ async function decideAt(handle: Handle, gate: FilmGate, decision: FilmDecision) 
   await pollUntil(
     () => handle.query(pendingGate),
     (pending) => pending === gate,
-    { timeoutMs: 10_000, intervalMs: 20, timeoutMessage: (last) => `the film waits at ${last}, not ${gate}` },
+    // Longer than a workflow task's 10 s timeout: on a loaded machine the SDK core can drop a workflow task that
+    // raced a query ("Trying to send a new WFT for a run which already has one!"), and the server only hands the
+    // run out again once that task times out. Seen once in CI; the gate is still reached, just 10 s later.
+    { timeoutMs: 30_000, intervalMs: 20, timeoutMessage: (last) => `the film waits at ${last}, not ${gate}` },
   );
   return handle.executeUpdate(decide, { args: [decision] });
 }
