@@ -24,6 +24,21 @@ export async function startWorkflowEnv(): Promise<TestWorkflowEnvironment> {
   });
 }
 
+/**
+ * Gives the calling test file its own environment: started before its tests, torn down after them.
+ * `use` receives it once it is up (`useWorkflowEnv((started) => (env = started))`).
+ */
+export function useWorkflowEnv(use: (env: TestWorkflowEnvironment) => void): void {
+  let started: TestWorkflowEnvironment | undefined;
+  beforeAll(async () => {
+    started = await startWorkflowEnv();
+    use(started);
+  });
+  afterAll(async () => {
+    await started?.teardown();
+  });
+}
+
 type ActivityName = keyof Activities;
 type AnyActivity = (...args: never[]) => Promise<unknown>;
 export type ActivityStubs = { [K in ActivityName]?: (...args: Parameters<Activities[K]>) => Promise<unknown> };

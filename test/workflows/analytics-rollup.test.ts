@@ -5,17 +5,10 @@
  */
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { analyticsRollupWorkflow } from '../../workflows/index.ts';
-import { recordActivities, startWorkflowEnv, withWorker, workflowId } from '../support/workflow-env.ts';
+import { recordActivities, useWorkflowEnv, withWorker, workflowId } from '../support/workflow-env.ts';
 
 let env: TestWorkflowEnvironment;
-
-beforeAll(async () => {
-  env = await startWorkflowEnv();
-});
-
-afterAll(async () => {
-  await env?.teardown();
-});
+useWorkflowEnv((started) => (env = started));
 
 test('rolls up until caught up and sums the passes', async () => {
   const passes = [

@@ -11,20 +11,13 @@ import { campaignGenerationWorkflow } from '../../workflows/index.ts';
 import {
   heartbeatUntilCancelled,
   recordActivities,
-  startWorkflowEnv,
+  useWorkflowEnv,
   withWorker,
   workflowId,
 } from '../support/workflow-env.ts';
 
 let env: TestWorkflowEnvironment;
-
-beforeAll(async () => {
-  env = await startWorkflowEnv();
-});
-
-afterAll(async () => {
-  await env?.teardown();
-});
+useWorkflowEnv((started) => (env = started));
 
 const input = (overrides: Partial<CampaignGenerationInput> = {}): CampaignGenerationInput => ({
   jobId: 'job_1',

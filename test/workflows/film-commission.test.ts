@@ -11,17 +11,10 @@ import type { FilmCommissionInput } from '../../src/domain/jobs/workflow-inputs.
 import { decide, pendingGate, type FilmDecision, type FilmGate } from '../../workflows/film-commission.ts';
 import { filmCommissionWorkflow } from '../../workflows/index.ts';
 import { pollUntil } from '../support/poll.ts';
-import { recordActivities, startWorkflowEnv, withWorker, workflowId } from '../support/workflow-env.ts';
+import { recordActivities, useWorkflowEnv, withWorker, workflowId } from '../support/workflow-env.ts';
 
 let env: TestWorkflowEnvironment;
-
-beforeAll(async () => {
-  env = await startWorkflowEnv();
-});
-
-afterAll(async () => {
-  await env?.teardown();
-});
+useWorkflowEnv((started) => (env = started));
 
 const input: FilmCommissionInput = {
   jobId: 'job_f',

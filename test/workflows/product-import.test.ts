@@ -11,20 +11,13 @@ import type { ProductImportInput } from '../../src/domain/jobs/workflow-inputs.t
 import {
   heartbeatUntilCancelled,
   recordActivities,
-  startWorkflowEnv,
+  useWorkflowEnv,
   withWorker,
   workflowId,
 } from '../support/workflow-env.ts';
 
 let env: TestWorkflowEnvironment;
-
-beforeAll(async () => {
-  env = await startWorkflowEnv();
-});
-
-afterAll(async () => {
-  await env?.teardown();
-});
+useWorkflowEnv((started) => (env = started));
 
 const input: ProductImportInput = {
   jobId: 'job_i',

@@ -12,20 +12,13 @@ import type { RenderWorkflowInput } from '../../src/domain/jobs/workflow-inputs.
 import {
   heartbeatUntilCancelled,
   recordActivities,
-  startWorkflowEnv,
+  useWorkflowEnv,
   withWorker,
   workflowId,
 } from '../support/workflow-env.ts';
 
 let env: TestWorkflowEnvironment;
-
-beforeAll(async () => {
-  env = await startWorkflowEnv();
-});
-
-afterAll(async () => {
-  await env?.teardown();
-});
+useWorkflowEnv((started) => (env = started));
 
 const input = (credits: number): RenderWorkflowInput => ({
   jobId: 'job_r',

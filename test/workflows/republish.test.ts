@@ -8,17 +8,10 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { republishWorkflow } from '../../workflows/index.ts';
 import { republishRequested } from '../../workflows/republish.ts';
 import { pollUntil } from '../support/poll.ts';
-import { recordActivities, startWorkflowEnv, withWorker, workflowId } from '../support/workflow-env.ts';
+import { recordActivities, useWorkflowEnv, withWorker, workflowId } from '../support/workflow-env.ts';
 
 let env: TestWorkflowEnvironment;
-
-beforeAll(async () => {
-  env = await startWorkflowEnv();
-});
-
-afterAll(async () => {
-  await env?.teardown();
-});
+useWorkflowEnv((started) => (env = started));
 
 const built = (nextChangeAt: string | null = null) => ({ version: 1, campaigns: 1, documents: 3, nextChangeAt });
 

@@ -9,20 +9,13 @@ import { selftestWorkflow } from '../../workflows/index.ts';
 import {
   heartbeatUntilCancelled,
   recordActivities,
-  startWorkflowEnv,
+  useWorkflowEnv,
   withWorker,
   workflowId,
 } from '../support/workflow-env.ts';
 
 let env: TestWorkflowEnvironment;
-
-beforeAll(async () => {
-  env = await startWorkflowEnv();
-});
-
-afterAll(async () => {
-  await env?.teardown();
-});
+useWorkflowEnv((started) => (env = started));
 
 const input = { jobId: 'job_s', workspaceId: 'ws_1', steps: 3, stepMs: 10 };
 const ENDINGS = ['completeJob', 'failJob', 'markJobCancelled'] as const;
