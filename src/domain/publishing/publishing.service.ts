@@ -19,9 +19,13 @@ export async function republishOutdatedSites(deps: {
   log: Logger;
 }): Promise<string[]> {
   const rows: Array<{ workspace_id: string }> = await deps.em.getConnection().execute(
-    `select workspace_id from (
-       select distinct on (workspace_id) workspace_id, format from site_publications order by workspace_id, version desc
-     ) latest where format < ?`,
+    // Only old-format rows are read (their number stops growing once every site is republished), each checked
+    // against the (workspace, version) index for a newer publication: start-up never sorts every version.
+    `select p.workspace_id from site_publications p
+      where p.format < ?
+        and not exists (
+          select 1 from site_publications newer where newer.workspace_id = p.workspace_id and newer.version > p.version
+        )`,
     [PUBLICATION_FORMAT],
   );
   const workspaceIds = rows.map((row) => row.workspace_id);
