@@ -4,7 +4,8 @@
  */
 import vm from 'node:vm';
 import { inlineScriptText, inspectorHtml } from '../../src/mcp/ui/campaign-inspector.ts';
-import { bundleKey, loadInspectorWidget } from '../../src/mcp/ui/inspector-bundle.ts';
+import { readFileSync } from 'node:fs';
+import { bundleKey, bundleKeyOf, loadInspectorWidget, WIDGET_SOURCE } from '../../src/mcp/ui/inspector-bundle.ts';
 
 describe('the inspector widget bundle', () => {
   const code = loadInspectorWidget();
@@ -19,7 +20,9 @@ describe('the inspector widget bundle', () => {
 
   it('is cached under a key of its sources: the same sources give the same key and the same bundle', () => {
     expect(bundleKey()).toMatch(/^[0-9a-f]{16}$/);
-    expect(bundleKey()).toBe(bundleKey());
+    expect(bundleKey()).toBe(bundleKeyOf(readFileSync(WIDGET_SOURCE)));
+    // Any edit to the widget is a new key, so a stale bundle is never read back.
+    expect(bundleKeyOf(`${readFileSync(WIDGET_SOURCE, 'utf8')}\n`)).not.toBe(bundleKey());
     expect(loadInspectorWidget()).toBe(code);
   });
 

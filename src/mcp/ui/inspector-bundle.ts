@@ -38,7 +38,12 @@ function versionOf(pkg: string): string {
 
 /** The cache key: the widget's source and every tool and library version that shapes the bundle. */
 export function bundleKey(): string {
-  const hash = createHash('sha256').update(readFileSync(WIDGET_SOURCE));
+  return bundleKeyOf(readFileSync(WIDGET_SOURCE));
+}
+
+/** The key of a bundle made from `source` with the installed tool versions. */
+export function bundleKeyOf(source: string | Buffer): string {
+  const hash = createHash('sha256').update(source);
   for (const pkg of ['@modelcontextprotocol/ext-apps', 'webpack', 'swc-loader', '@swc/core']) {
     hash.update(`\0${pkg}@${versionOf(pkg)}`);
   }
