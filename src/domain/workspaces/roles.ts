@@ -2,7 +2,7 @@
  * Workspace roles, from most to least privileged.
  *
  * - owner: everything, including deleting the workspace and managing credits;
- * - admin: also manages API keys, members and connected apps;
+ * - admin: also manages API keys, members, custom domains and connected apps; reads the audit log;
  * - editor: mutates campaigns and spends credits;
  * - viewer: reads only.
  */

@@ -150,7 +150,10 @@ export function membersPage(
       <ul>
         <li><strong>viewer</strong>: reads everything</li>
         <li><strong>editor</strong>: also changes campaigns and spends credits</li>
-        <li><strong>admin</strong>: also manages API keys, members and connected apps, and reads the audit log</li>
+        <li>
+          <strong>admin</strong>: also manages API keys, members, custom domains and connected apps, reads the audit log
+          and sees software versions
+        </li>
         <li><strong>owner</strong>: also manages credits and can delete the workspace</li>
       </ul>`,
     notices,
