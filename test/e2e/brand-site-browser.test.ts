@@ -83,6 +83,20 @@ test('the brand home renders with its campaign', async () => {
   await page.close();
 });
 
+test('at phone width the home and campaign pages fit the screen: nothing scrolls sideways', async () => {
+  const page = await browser.newPage({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  for (const [path, name] of [
+    ['/', 'brand-site-home-phone'],
+    [campaignPath, 'brand-site-campaign-phone'],
+  ] as const) {
+    expect((await page.goto(`${site}${path}`))?.status()).toBe(200);
+    const widths = await page.evaluate(() => ({ content: document.documentElement.scrollWidth, screen: innerWidth }));
+    expect(widths.content).toBeLessThanOrEqual(widths.screen);
+    await screenshot(page, name);
+  }
+  await page.close();
+});
+
 test('a campaign page renders its variant and fires the impression beacon; the CTA fires a click', async () => {
   const page = await browser.newPage();
   const beacon = page.waitForRequest((request) => request.url().endsWith('/_cp/events') && request.method() === 'POST');
