@@ -9,6 +9,7 @@ import { encodeVideo } from '../src/domain/creative/video/ffmpeg.ts';
 import { ValidationError } from '../src/errors.ts';
 import type { ActivityDeps } from './deps.ts';
 import { translateErrors } from './support/activity-errors.ts';
+import { activityScope } from './support/scope.ts';
 import { withHeartbeats } from './support/heartbeats.ts';
 import { createProgressWriter } from './support/progress.ts';
 
@@ -24,16 +25,16 @@ export function createFilmActivities(deps: ActivityDeps) {
   const brandService = deps.brand;
   const renderer = createRenderer({ studio, brand: brandService });
 
-  async function load(workspaceId: string, commissionId: string) {
-    const em = orm.em.fork();
-    const film = await em.findOne(FilmCommission, { id: commissionId, workspace: workspaceId });
-    if (!film) throw new ValidationError(`Film commission ${commissionId} no longer exists`);
-    return { em, film };
+  async function load(input: StageInput) {
+    const scope = activityScope(orm, input);
+    const film = await scope.em.findOne(FilmCommission, { id: input.commissionId });
+    if (!film) throw new ValidationError(`Film commission ${input.commissionId} no longer exists`);
+    return { scope, em: scope.em, film };
   }
 
   async function rescript(input: StageInput & { notes: string | null }, signal: AbortSignal) {
-    const { em, film } = await load(input.workspaceId, input.commissionId);
-    const brand = await brandService.get({ workspaceId: input.workspaceId, em, actor: `workflow:${input.jobId}` });
+    const { scope, em, film } = await load(input);
+    const brand = await brandService.get(scope);
     film.script = await studio.copy.writeFilmScript(
       {
         title: film.title,
@@ -50,10 +51,12 @@ export function createFilmActivities(deps: ActivityDeps) {
   }
 
   return {
-    async setFilmStatus(input: { commissionId: string; status: FilmStatus }): Promise<void> {
-      await orm.em
-        .fork()
-        .nativeUpdate(FilmCommission, { id: input.commissionId }, { status: input.status, updatedAt: new Date() });
+    async setFilmStatus(input: { workspaceId: string; commissionId: string; status: FilmStatus }): Promise<void> {
+      await activityScope(orm, input).em.nativeUpdate(
+        FilmCommission,
+        { id: input.commissionId },
+        { status: input.status, updatedAt: new Date() },
+      );
     },
 
     async writeFilmScript(input: StageInput & { notes: string | null }): Promise<{ scenes: number }> {
@@ -68,10 +71,9 @@ export function createFilmActivities(deps: ActivityDeps) {
     async drawFilmStoryboard(input: StageInput): Promise<{ frames: number }> {
       return translateErrors(() =>
         withHeartbeats(async () => {
-          const { em, film } = await load(input.workspaceId, input.commissionId);
+          const { scope, em, film } = await load(input);
           if (!film.script) throw new ValidationError('The film has no script to storyboard');
-          const { keyframes } = await renderer.filmFrames(em, {
-            workspaceId: input.workspaceId,
+          const { keyframes } = await renderer.filmFrames(scope, {
             aspect: film.aspect,
             scenes: film.script.scenes,
             seed: `${film.id}:${input.revision}`,
@@ -101,10 +103,9 @@ export function createFilmActivities(deps: ActivityDeps) {
       return translateErrors(() =>
         withHeartbeats(async (signal) => {
           if (input.notes) await rescript(input, signal);
-          const { em, film } = await load(input.workspaceId, input.commissionId);
+          const { scope, em, film } = await load(input);
           if (!film.script) throw new ValidationError('The film has no script to render');
-          const { keyframes, size } = await renderer.filmFrames(em, {
-            workspaceId: input.workspaceId,
+          const { keyframes, size } = await renderer.filmFrames(scope, {
             aspect: film.aspect,
             scenes: film.script.scenes,
             seed: `${film.id}:cut:${input.revision}`,

@@ -16,6 +16,7 @@ import type { GenerationStepInput, GenerationStepSummary } from '../src/domain/j
 import type { ActivityDeps } from './deps.ts';
 import { createJobActivities } from './jobs.ts';
 import { translateErrors } from './support/activity-errors.ts';
+import { activityScope } from './support/scope.ts';
 import { withHeartbeats } from './support/heartbeats.ts';
 
 export function createGenerationActivities(deps: ActivityDeps) {
@@ -31,7 +32,7 @@ export function createGenerationActivities(deps: ActivityDeps) {
     input: GenerationStepInput,
     step: S,
   ): Promise<StepOutputs[S] | null> {
-    const em = orm.em.fork();
+    const { em } = activityScope(orm, input);
     let jobId: string | null = input.jobId;
     for (let hops = 0; jobId && hops < 50; hops += 1) {
       const row = await em.findOne(JobStep, { job: jobId, name: step });
@@ -40,7 +41,7 @@ export function createGenerationActivities(deps: ActivityDeps) {
         jobId = input.sourceJobId;
         continue;
       }
-      const job: Job | null = await em.findOne(Job, { id: jobId, workspace: input.workspaceId });
+      const job: Job | null = await em.findOne(Job, { id: jobId });
       jobId = (job?.input as { sourceJobId?: string | null } | undefined)?.sourceJobId ?? null;
     }
     return null;
@@ -69,7 +70,7 @@ export function createGenerationActivities(deps: ActivityDeps) {
         withHeartbeats(async (signal) => {
           const stored = await orm.em.fork().findOne(JobStep, { job: input.jobId, name: input.step });
           if (stored?.output) return summarise(input.step, stored.output);
-          const ctx = await generation.loadContext(orm.em.fork(), input.workspaceId, input.campaignId, {
+          const ctx = await generation.loadContext(activityScope(orm, input), input.campaignId, {
             intent: input.intent,
             includeImages: input.includeImages,
             variantCount: input.variantCount,
@@ -106,14 +107,12 @@ export function createGenerationActivities(deps: ActivityDeps) {
               const images = input.includeImages
                 ? (((await outputOf(input, 'images'))?.images as GeneratedImage[] | undefined) ?? null)
                 : null;
-              const saved = await generation.saveVariants(orm.em.fork(), {
-                workspaceId: input.workspaceId,
+              const saved = await generation.saveVariants(activityScope(orm, input), {
                 campaignId: input.campaignId,
                 jobId: input.jobId,
                 attempt: context.info.attempt,
                 drafts,
                 images,
-                actor: input.actor,
               });
               return summarise('variants', saved as unknown as Record<string, unknown>);
             }
@@ -139,12 +138,10 @@ export function createGenerationActivities(deps: ActivityDeps) {
           ? await orm.em.fork().findOne(JobStep, { job: input.jobId, name: 'brief' })
           : null;
       const brief = (stored?.output as StepOutputs['brief'] | null | undefined)?.brief ?? null;
-      const { published } = await generation.endGeneration(orm.em.fork(), { ...input, brief });
+      const scope = activityScope(orm, input);
+      const { published } = await generation.endGeneration(scope, { ...input, brief });
       if (published && input.outcome === 'succeeded') {
-        await deps.republish.requestRepublish(
-          { workspaceId: input.workspaceId, em: orm.em.fork(), actor: `workflow:${input.jobId}` },
-          `campaign ${input.campaignId} regenerated`,
-        );
+        await deps.republish.requestRepublish(scope, `campaign ${input.campaignId} regenerated`);
       }
     },
   };

@@ -12,6 +12,8 @@ import { newId } from '../src/domain/shared/ids.ts';
 import { ValidationError } from '../src/errors.ts';
 import type { ActivityDeps } from './deps.ts';
 import { translateErrors } from './support/activity-errors.ts';
+import { activityScope } from './support/scope.ts';
+import { ownedBy } from '../src/domain/shared/scope.ts';
 
 export interface BatchResult {
   [key: string]: unknown;
@@ -74,7 +76,7 @@ export function createImportActivities({ orm, safeFetch }: ActivityDeps) {
       actor: string;
     }): Promise<BatchResult> {
       return translateErrors(() =>
-        orm.em.fork().transactional(async (tx) => {
+        activityScope(orm, input).em.transactional(async (tx) => {
           const name = `rows-${input.start}`;
           const inserted = await tx
             .createQueryBuilder(JobStep)
@@ -98,7 +100,7 @@ export function createImportActivities({ orm, safeFetch }: ActivityDeps) {
             }
             const data = parsed.data;
             tx.create(Product, {
-              workspace: input.workspaceId,
+              ...ownedBy(input),
               title: data.title,
               description: data.description ?? null,
               priceMinor: data.price === null || data.price === undefined ? null : Math.round(data.price * 100),

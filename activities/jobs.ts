@@ -5,33 +5,39 @@
 import { JobStep, type JobError, type JobProgress } from '../src/domain/jobs/job.entity.ts';
 import * as jobRows from '../src/domain/jobs/job-rows.ts';
 import { newId } from '../src/domain/shared/ids.ts';
+import { acrossWorkspaces } from '../src/domain/shared/scope.ts';
 import type { ActivityDeps } from './deps.ts';
 
 /** Each write goes through job-rows.ts, where it is guarded by the transition table (job-status.ts). */
 export function createJobActivities({ orm }: ActivityDeps) {
+  /**
+   * A workflow keeps its own job's row, addressed by the job's id (unique across workspaces, created in the
+   * workspace's scope when the job started); its workflow input carries no scope for these calls.
+   */
+  const jobRowsEm = () => acrossWorkspaces(orm.em);
   return {
     async markJobRunning(jobId: string): Promise<void> {
-      await jobRows.markJobRunning(orm.em.fork(), jobId);
+      await jobRows.markJobRunning(jobRowsEm(), jobId);
     },
 
     async markJobInputRequired(jobId: string, message: string): Promise<void> {
-      await jobRows.markJobInputRequired(orm.em.fork(), jobId, message);
+      await jobRows.markJobInputRequired(jobRowsEm(), jobId, message);
     },
 
     async reportJobProgress(jobId: string, progress: JobProgress): Promise<void> {
-      await jobRows.reportJobProgress(orm.em.fork(), jobId, progress);
+      await jobRows.reportJobProgress(jobRowsEm(), jobId, progress);
     },
 
     async completeJob(jobId: string, result: Record<string, unknown>): Promise<void> {
-      await jobRows.completeJob(orm.em.fork(), jobId, result);
+      await jobRows.completeJob(jobRowsEm(), jobId, result);
     },
 
     async failJob(jobId: string, error: JobError): Promise<void> {
-      await jobRows.failJob(orm.em.fork(), jobId, error);
+      await jobRows.failJob(jobRowsEm(), jobId, error);
     },
 
     async markJobCancelled(jobId: string): Promise<void> {
-      await jobRows.markJobCancelled(orm.em.fork(), jobId);
+      await jobRows.markJobCancelled(jobRowsEm(), jobId);
     },
 
     /**

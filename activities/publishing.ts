@@ -3,7 +3,6 @@
  * every page, markdown twin and well-known file of it, and store them for the brand host to serve.
  * Idempotent in effect: a retry writes another version with the same content, which is harmless.
  */
-import { createBrandService } from '../src/domain/brand/brand.service.ts';
 import { CustomDomain } from '../src/domain/brand/custom-domain.entity.ts';
 import { SitePublication } from '../src/domain/publishing/site-publication.entity.ts';
 import { nextScheduleChange, PUBLICATION_FORMAT, readSiteSnapshot } from '../src/domain/publishing/site-snapshot.ts';
@@ -11,20 +10,20 @@ import { writeSiteDocuments } from '../src/domain/publishing/site-store.ts';
 import { renderBrandSite } from '../src/public/brand-site/render/index.ts';
 import type { PublishedSite } from '../src/public/brand-site/site-model.ts';
 import { renderBrandAgentFiles } from '../src/public/well-known/index.ts';
+import { actors, ownedBy, withEntityManager, workspaceScope } from '../src/domain/shared/scope.ts';
 import type { ActivityDeps } from './deps.ts';
 
-const noRepublish = { requestRepublish: async () => undefined };
-
-export function createPublishingActivities({ orm, sites }: ActivityDeps) {
-  const brands = createBrandService({ republish: noRepublish });
+export function createPublishingActivities({ orm, sites, brand: brands }: ActivityDeps) {
   return {
     async publishSite(input: {
       workspaceId: string;
       reasons: string[];
     }): Promise<{ version: number; campaigns: number; documents: number; nextChangeAt: string | null }> {
       const toolServer = await sites.toolServer();
-      const em = orm.em.fork();
-      return em.transactional(async (tx) => {
+      const scope = workspaceScope(orm.em, input.workspaceId, actors.workflow('republish'));
+      return scope.em.transactional(async (em) => {
+        const txScope = withEntityManager(scope, em);
+        const tx = txScope.em;
         await tx
           .getConnection()
           .execute(
@@ -33,24 +32,20 @@ export function createPublishingActivities({ orm, sites }: ActivityDeps) {
             'all',
             tx.getTransactionContext(),
           );
-        const brand = await brands.get({ workspaceId: input.workspaceId, em: tx, actor: 'workflow:republish' });
-        const snapshot = await readSiteSnapshot(tx, input.workspaceId, brand);
-        const latest = await tx.findOne(
-          SitePublication,
-          { workspace: input.workspaceId },
-          { orderBy: { version: 'desc' }, fields: ['version'] },
-        );
+        const brand = await brands.get(txScope);
+        const snapshot = await readSiteSnapshot(txScope, brand);
+        const latest = await tx.findOne(SitePublication, {}, { orderBy: { version: 'desc' }, fields: ['version'] });
         const version = (latest?.version ?? 0) + 1;
         // Pages link to one canonical origin: the first verified custom domain, else the brand subdomain.
         const domain = await tx.findOne(
           CustomDomain,
-          { workspace: input.workspaceId, verifiedAt: { $ne: null } },
+          { verifiedAt: { $ne: null } },
           { orderBy: { verifiedAt: 'asc' } },
         );
         const subdomain = sites.subdomainOrigin(snapshot.workspace.slug);
         const origin = domain ? `${new URL(subdomain).protocol}//${domain.hostname}` : subdomain;
         const publication = tx.create(SitePublication, {
-          workspace: input.workspaceId,
+          ...ownedBy(scope),
           version,
           snapshot: snapshot as unknown as Record<string, unknown>,
           reasons: input.reasons.slice(0, 20),
@@ -68,7 +63,7 @@ export function createPublishingActivities({ orm, sites }: ActivityDeps) {
         };
         const rendered = renderBrandSite(site);
         rendered.files.push(...renderBrandAgentFiles(site, sites.links, toolServer));
-        const documents = await writeSiteDocuments(tx, input.workspaceId, version, rendered);
+        const documents = await writeSiteDocuments(txScope, version, rendered);
         return {
           version,
           campaigns: snapshot.campaigns.length,

@@ -35,7 +35,7 @@ import { ReachSketch } from '../src/domain/analytics/reach-sketch.ts';
 import { readReach, runRollupPass } from '../src/domain/analytics/rollups.ts';
 import type { SiteEvent } from '../src/domain/analytics/site-events.ts';
 import { createCampaignsService } from '../src/domain/campaigns/campaigns.service.ts';
-import type { WorkspaceScope } from '../src/domain/shared/scope.ts';
+import { type WorkspaceScope, workspaceScope, actors } from '../src/domain/shared/scope.ts';
 import { createSurfacesService } from '../src/domain/surfaces/surfaces.service.ts';
 import { createWorkspacesService } from '../src/domain/workspaces/workspaces.service.ts';
 import {
@@ -130,7 +130,7 @@ async function createWorkspace(orm: MikroORM, plan: WorkspacePlan): Promise<Traf
     name: plan.label,
   });
   const workspace = await workspaces.createWorkspace(orm.em.fork(), { name: plan.label, ownerUserId: user.id });
-  const scope: WorkspaceScope = { workspaceId: workspace.id, em: orm.em.fork(), actor: 'bench' };
+  const scope: WorkspaceScope = workspaceScope(orm.em, workspace.id, actors.operator);
   // Publishing asks for a republish of the site; nothing serves it here.
   const campaigns = createCampaignsService({ republish: { requestRepublish: async () => undefined }, orm });
   const surfaces = createSurfacesService({ siteUrl: async () => 'http://bench.invalid' });
@@ -523,7 +523,7 @@ try {
   // ── 5. Queries ─────────────────────────────────────────────────────────────────────────────────────────
   // The service's windows and experiment runtimes are taken at the run's "now", like the generated traffic.
   const service = createAnalyticsQueryService({ now: () => now });
-  const scopeOf = (workspaceId: string): WorkspaceScope => ({ workspaceId, em: orm.em.fork(), actor: 'bench' });
+  const scopeOf = (workspaceId: string): WorkspaceScope => workspaceScope(orm.em, workspaceId, actors.operator);
   /** What the cvg_dashboard action does with the service's page (src/mcp/tools/query-analytics.ts). */
   const cvgDashboard = async (workspaceId: string, campaignId?: string) => {
     const page = await service.experiments(scopeOf(workspaceId), { campaignId });

@@ -27,6 +27,7 @@ import { createLogger } from '../src/logger.ts';
 import { loopbackAwareFetch, closeLoopbackAwareFetch } from '../src/net/loopback-aware-fetch.ts';
 import { spawnLogged } from '../test/support/logged-process.ts';
 import { freePort, startBenchStack } from './support/stack.ts';
+import { acrossWorkspaces, workspaceScope, withEntityManager, actors } from '../src/domain/shared/scope.ts';
 
 const STARTS = Number(process.env.BENCH_STARTS ?? 200);
 const THROUGHPUT_JOBS = Number(process.env.BENCH_JOBS ?? 60);
@@ -68,7 +69,7 @@ await worker.ready;
 
 try {
   const { workspaces, credits } = container.services;
-  const em = container.orm.em.fork();
+  const em = acrossWorkspaces(container.orm.em);
   const owner = await workspaces.createUser(em, { email: `bench-jobs-${Date.now()}@example.test`, name: 'Bench' });
   const workspace = await workspaces.createWorkspace(em, { name: 'Bench jobs', ownerUserId: owner.id });
   await credits.grant(em, {
@@ -82,7 +83,7 @@ try {
     role: 'owner',
     createdByUserId: owner.id,
   });
-  const scope = { workspaceId: workspace.id, em: container.orm.em.fork(), actor: 'bench' };
+  const scope = workspaceScope(container.orm.em, workspace.id, actors.operator);
   const product = await container.services.products.create(scope, {
     title: 'Bench product',
     description: 'A product for the benchmark. It is sturdy and light.',
@@ -112,8 +113,10 @@ try {
     quotes.push((quoted.structuredContent as { quote: { id: string } }).quote.id);
   }
   const campaign = await container.services.campaigns.create(
-    { ...scope, em: container.orm.em.fork() },
-    { name: 'Read target' },
+    withEntityManager(scope, acrossWorkspaces(container.orm.em)),
+    {
+      name: 'Read target',
+    },
   );
   const reads: number[] = [];
   const starts: number[] = [];
@@ -151,9 +154,11 @@ try {
   // Let the backlog of started generations drain before measuring throughput.
   const drain = async (kind: string) => {
     for (;;) {
-      const open = await container.orm.em
-        .fork()
-        .count(Job, { workspace: workspace.id, kind, status: { $nin: ['succeeded', 'failed', 'cancelled'] } });
+      const open = await acrossWorkspaces(container.orm.em).count(Job, {
+        workspace: workspace.id,
+        kind,
+        status: { $nin: ['succeeded', 'failed', 'cancelled'] },
+      });
       if (open === 0) return;
       await sleep(200);
     }
@@ -171,26 +176,26 @@ try {
   const baseline = await timed(
     'selftest job (baseline: the job mechanism alone)',
     (i) =>
-      container.services.jobs.start(
-        { ...scope, em: container.orm.em.fork() },
-        {
-          kind: 'selftest',
-          workflowType: 'selftestWorkflow',
-          businessKey: `bench-${Date.now()}-${i}`,
-          input: { steps: 1, stepMs: 0 },
-          summary: 'bench',
-        },
-      ),
+      container.services.jobs.start(withEntityManager(scope, acrossWorkspaces(container.orm.em)), {
+        kind: 'selftest',
+        workflowType: 'selftestWorkflow',
+        businessKey: `bench-${Date.now()}-${i}`,
+        input: { steps: 1, stepMs: 0 },
+        summary: 'bench',
+      }),
     'selftest',
   );
   const generation = await timed(
     'campaign generation, built-in engines, images on',
     async (i) => {
-      const s = { ...scope, em: container.orm.em.fork() };
+      const s = withEntityManager(scope, acrossWorkspaces(container.orm.em));
       const a = { intent: `Throughput run ${i}`, productIds: [product.id], variantCount: 1, includeImages: true };
       const q = await container.services.generation.start(s, a);
       if (q.status !== 'quote_required') throw new Error('expected a quote');
-      await container.services.generation.start({ ...s, em: container.orm.em.fork() }, { ...a, quoteId: q.quote.id });
+      await container.services.generation.start(withEntityManager(s, acrossWorkspaces(container.orm.em)), {
+        ...a,
+        quoteId: q.quote.id,
+      });
     },
     'campaign_generation',
   );

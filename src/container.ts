@@ -23,7 +23,7 @@ import { createCampaignsService } from './domain/campaigns/campaigns.service.ts'
 import { createProductsService } from './domain/products/products.service.ts';
 import { createCallCodesService } from './domain/profiles/call-codes.service.ts';
 import { republishOutdatedSites } from './domain/publishing/publishing.service.ts';
-import type { WorkspaceScope } from './domain/shared/scope.ts';
+import { acrossWorkspaces, type WorkspaceScope } from './domain/shared/scope.ts';
 import { createSurfacesService } from './domain/surfaces/surfaces.service.ts';
 import { Workspace } from './domain/workspaces/workspace.entity.ts';
 import { SELECTABLE_PROFILES } from './mcp/profiles.ts';
@@ -172,8 +172,8 @@ export async function createContainer(config: Config, options: ContainerOptions 
     const services = createServices(config, orm, temporal, log, safeFetch, apiKeys);
     if (!options.lazyTemporal) {
       // Stored pages written under older publishing rules are replaced now, not at the brand's next change.
-      await republishOutdatedSites({ em: orm.em.fork(), republish: services.republish, log }).catch((error: unknown) =>
-        log.warn({ err: error }, 'could not look for sites published under an older format'),
+      await republishOutdatedSites({ em: acrossWorkspaces(orm.em), republish: services.republish, log }).catch(
+        (error: unknown) => log.warn({ err: error }, 'could not look for sites published under an older format'),
       );
     }
     return {

@@ -86,6 +86,7 @@ export async function filmCommissionWorkflow(
   const waitAt = async (at: FilmGate): Promise<FilmDecision | null> => {
     gate = at;
     await bookkeeping.setFilmStatus({
+      workspaceId,
       commissionId,
       status: at === 'storyboard' ? 'awaiting_storyboard_approval' : 'awaiting_final_approval',
     });
@@ -106,10 +107,10 @@ export async function filmCommissionWorkflow(
   // Inside the try: a workflow cancelled before its first activity must still refund and close its job.
   try {
     await bookkeeping.markJobRunning(jobId);
-    await bookkeeping.setFilmStatus({ commissionId, status: 'scripting' });
+    await bookkeeping.setFilmStatus({ workspaceId, commissionId, status: 'scripting' });
     await studio.writeFilmScript({ workspaceId, commissionId, jobId, revision: 0, notes: null });
     await capture('script-0', input.prices.script);
-    await bookkeeping.setFilmStatus({ commissionId, status: 'storyboarding' });
+    await bookkeeping.setFilmStatus({ workspaceId, commissionId, status: 'storyboarding' });
     await studio.drawFilmStoryboard({ workspaceId, commissionId, jobId, revision: 0 });
     await capture('storyboard-0', input.prices.storyboard);
 
@@ -123,7 +124,7 @@ export async function filmCommissionWorkflow(
         });
       if (decision.decision === 'approve') break;
       revisions += 1;
-      await bookkeeping.setFilmStatus({ commissionId, status: 'scripting' });
+      await bookkeeping.setFilmStatus({ workspaceId, commissionId, status: 'scripting' });
       await studio.writeFilmScript({
         workspaceId,
         commissionId,
@@ -131,13 +132,13 @@ export async function filmCommissionWorkflow(
         revision: revisions,
         notes: decision.notes ?? null,
       });
-      await bookkeeping.setFilmStatus({ commissionId, status: 'storyboarding' });
+      await bookkeeping.setFilmStatus({ workspaceId, commissionId, status: 'storyboarding' });
       await studio.drawFilmStoryboard({ workspaceId, commissionId, jobId, revision: revisions });
       await capture(`storyboard_revision-${revisions}`, decision.credits ?? 0);
     }
 
     let renders = 0;
-    await bookkeeping.setFilmStatus({ commissionId, status: 'rendering' });
+    await bookkeeping.setFilmStatus({ workspaceId, commissionId, status: 'rendering' });
     await studio.renderFilm({ workspaceId, commissionId, jobId, revision: renders, notes: null });
     await capture('render-0', input.prices.render);
     for (;;) {
@@ -151,12 +152,12 @@ export async function filmCommissionWorkflow(
       if (decision.decision === 'approve') break;
       revisions += 1;
       renders += 1;
-      await bookkeeping.setFilmStatus({ commissionId, status: 'rendering' });
+      await bookkeeping.setFilmStatus({ workspaceId, commissionId, status: 'rendering' });
       await studio.renderFilm({ workspaceId, commissionId, jobId, revision: renders, notes: decision.notes ?? null });
       await capture(`render_revision-${renders}`, decision.credits ?? 0);
     }
 
-    await bookkeeping.setFilmStatus({ commissionId, status: 'completed' });
+    await bookkeeping.setFilmStatus({ workspaceId, commissionId, status: 'completed' });
     await bookkeeping.releaseJobCredits({ workspaceId, jobId, actor: input.actor });
     const result = { commissionId, revisions, creditsCaptured };
     await bookkeeping.completeJob(jobId, result);
@@ -170,7 +171,7 @@ export async function filmCommissionWorkflow(
       cleanUp: async (cancelled) => {
         gate = null;
         await bookkeeping.releaseJobCredits({ workspaceId, jobId, actor: input.actor });
-        await bookkeeping.setFilmStatus({ commissionId, status: cancelled ? 'cancelled' : 'failed' });
+        await bookkeeping.setFilmStatus({ workspaceId, commissionId, status: cancelled ? 'cancelled' : 'failed' });
       },
     });
   }

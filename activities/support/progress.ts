@@ -4,6 +4,7 @@
  */
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { reportStepProgress } from '../../src/domain/jobs/job-rows.ts';
+import { acrossWorkspaces } from '../../src/domain/shared/scope.ts';
 
 export function createProgressWriter(orm: MikroORM, jobId: string, step: string, everyMs = 500) {
   let last = 0;
@@ -14,7 +15,8 @@ export function createProgressWriter(orm: MikroORM, jobId: string, step: string,
       if (now - last < everyMs && fraction < 1) return;
       last = now;
       pending = pending.then(() =>
-        reportStepProgress(orm.em.fork(), jobId, {
+        // The job's own row, by its id (see activities/jobs.ts).
+        reportStepProgress(acrossWorkspaces(orm.em), jobId, {
           fraction: Math.round(fraction * 1000) / 1000,
           step,
           message,

@@ -15,12 +15,13 @@ import { errorBoundary, renderErrorsWith, renderJsonRpc } from '../../src/http/m
 import { toolServerRateLimit } from '../../src/http/middleware/rate-limit.ts';
 import { requestId } from '../../src/http/middleware/request-id.ts';
 import { createLogger } from '../../src/logger.ts';
+import { acrossWorkspaces } from '../../src/domain/shared/scope.ts';
 
 const config = loadConfigOrExit(processEnv());
 const log = createLogger({ level: 'silent', name: 'bench' });
 const container = await createContainer(config, { log, migrate: false });
 const { workspaces } = container.services;
-const em = container.orm.em.fork();
+const em = acrossWorkspaces(container.orm.em);
 const owner = await workspaces.createUser(em, { email: `bench-${Date.now()}@example.test`, name: 'Bench' });
 const workspace = await workspaces.createWorkspace(em, { name: 'Bench', ownerUserId: owner.id });
 const keys: string[] = [];

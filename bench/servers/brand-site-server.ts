@@ -21,15 +21,16 @@ import { createHttpApp } from '../../src/http/app.ts';
 import { brandSiteUrl } from '../../src/http/hosts.ts';
 import { createLogger } from '../../src/logger.ts';
 import { TOOL_SERVER_LISTING } from '../../src/mcp/tool-listing.ts';
+import { acrossWorkspaces, workspaceScope, actors } from '../../src/domain/shared/scope.ts';
 
 const config = loadConfigOrExit(processEnv());
 const log = createLogger({ level: 'silent', name: 'bench' });
 const container = await createContainer(config, { log, migrate: false });
 const { workspaces, campaigns, products, surfaces } = container.services;
-const em = container.orm.em.fork();
+const em = acrossWorkspaces(container.orm.em);
 const owner = await workspaces.createUser(em, { email: `bench-${Date.now()}@example.test`, name: 'Bench' });
 const workspace = await workspaces.createWorkspace(em, { name: 'Bench Brand', ownerUserId: owner.id });
-const scope = { workspaceId: workspace.id, em: container.orm.em.fork(), actor: 'bench' };
+const scope = workspaceScope(container.orm.em, workspace.id, actors.operator);
 const campaignCount = Number(processEnv().BENCH_CAMPAIGNS ?? 50);
 let firstSlug = '';
 const surface = await surfaces.createSurface(scope, { name: 'Home', kind: 'brand_page', path: '/summer' });

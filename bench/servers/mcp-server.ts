@@ -33,6 +33,7 @@ import { requestId } from '../../src/http/middleware/request-id.ts';
 import { createLogger } from '../../src/logger.ts';
 import { CATALOGUE } from '../../src/mcp/registry.ts';
 import type { McpBenchCommand, McpBenchReady, McpBenchReply } from '../support/mcp-bench-protocol.ts';
+import { acrossWorkspaces, workspaceScope, actors } from '../../src/domain/shared/scope.ts';
 
 const env = processEnv();
 const config = loadConfigOrExit(env);
@@ -41,13 +42,13 @@ const container = await createContainer(config, { log, migrate: false });
 const { workspaces, campaigns, products } = container.services;
 
 async function seedWorkspace(name: string, campaignCount: number, variantsPerCampaign: number) {
-  const em = container.orm.em.fork();
+  const em = acrossWorkspaces(container.orm.em);
   const owner = await workspaces.createUser(em, {
     email: `bench-${name.toLowerCase().replace(/\W+/g, '-')}-${Date.now()}@example.test`,
     name: 'Bench',
   });
   const workspace = await workspaces.createWorkspace(em, { name, ownerUserId: owner.id });
-  const scope = { workspaceId: workspace.id, em: container.orm.em.fork(), actor: 'bench' };
+  const scope = workspaceScope(container.orm.em, workspace.id, actors.operator);
   const product = await products.create(scope, {
     title: 'Linen shirt',
     description: 'Breathable washed linen, cut loose for hot days.',
@@ -74,7 +75,7 @@ async function seedWorkspace(name: string, campaignCount: number, variantsPerCam
 const { owner, workspace } = await seedWorkspace('Bench MCP', Number(env.BENCH_CAMPAIGNS ?? 50), 2);
 await seedWorkspace('Bench neighbour', Number(env.BENCH_OTHER_CAMPAIGNS ?? 200), 0);
 const keys: string[] = [];
-const keyEm = container.orm.em.fork();
+const keyEm = acrossWorkspaces(container.orm.em);
 for (let i = 0; i < Number(env.BENCH_KEYS ?? 200); i += 1) {
   const created = await workspaces.createApiKey(keyEm, workspace.id, {
     name: `bench-${i}`,

@@ -5,6 +5,7 @@
  * the request can see. The workspace is never a tool parameter.
  */
 import type { Role } from '../domain/workspaces/roles.ts';
+import { actors, type Actor } from '../domain/shared/scope.ts';
 
 export interface Principal {
   via: 'api_key' | 'oauth';
@@ -28,8 +29,8 @@ export interface Principal {
 }
 
 /** The audit-log actor string for a principal. */
-export function actorOf(principal: Principal): string {
+export function actorOf(principal: Principal): Actor {
   return principal.via === 'api_key'
-    ? principal.credentialId
-    : `client:${principal.clientId ?? 'unknown'}/user:${principal.userId ?? 'unknown'}`;
+    ? (principal.credentialId as Actor)
+    : actors.oauthClient(principal.clientId, principal.userId);
 }

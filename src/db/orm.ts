@@ -5,6 +5,7 @@ import { MikroORM, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import { ENTITY_SCHEMAS } from './entities.ts';
 import { MIGRATIONS } from './migrations/index.ts';
+import { workspaceFilter } from '../domain/shared/scope.ts';
 
 export interface OrmOptions {
   url: string;
@@ -24,6 +25,12 @@ export function ormOptions(options: OrmOptions): Options {
     pool: { min: 0, max: options.poolMax ?? 10 },
     // The global EntityManager is never used for work: every request and every activity forks its own.
     allowGlobalContext: false,
+    // Workspace scoping (domain/shared/scope.ts): every query of workspace-owned data is limited to the scope's
+    // workspace, and refused outside a scope unless it says ACROSS_WORKSPACES.
+    filters: { [workspaceFilter.name]: workspaceFilter },
+    // The filter applies to the entity queried, not to its references: loading a variant must not join its
+    // campaign just to re-check a workspace the variant row already carries.
+    autoJoinRefsForFilters: false,
     // Site events live in a table partitioned by time, created and maintained in SQL (see the analytics
     // migration); the schema diff must neither recreate it as a plain table nor drop its partitions or the
     // hand-written partition function.

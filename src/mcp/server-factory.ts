@@ -6,7 +6,7 @@
  * registrations, just handlers), so no state — and no JSON-RPC id — is ever shared between two clients.
  */
 import { randomUUID } from 'node:crypto';
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { MikroORM } from '@mikro-orm/postgresql';
 import {
   ProtocolError,
   ProtocolErrorCode,
@@ -14,7 +14,7 @@ import {
   Server,
   type McpRequestContext,
 } from '@modelcontextprotocol/server';
-import type { WorkspaceScope } from '../domain/shared/scope.ts';
+import { workspaceScope, type WorkspaceScope } from '../domain/shared/scope.ts';
 import { z } from 'zod';
 import type { Job } from '../domain/jobs/job.entity.ts';
 import { AppError, ERROR_TABLE } from '../errors.ts';
@@ -215,18 +215,9 @@ export function createMcpServerFactory(deps: McpServerFactoryDeps) {
         instructions: SERVER_INSTRUCTIONS,
       },
     );
-    const scope = (): WorkspaceScope => {
-      let em: EntityManager | undefined;
-      return {
-        workspaceId: caller.principal.workspaceId,
-        actor: actorOf(caller.principal),
-        // Forked on first use: the most frequent calls (the campaign list reads through the pool) never
-        // touch a unit of work, so they do not pay for one.
-        get em() {
-          return (em ??= deps.orm.em.fork());
-        },
-      };
-    };
+    // A scope per call: its unit of work is forked on first use (see workspaceScope).
+    const scope = (): WorkspaceScope =>
+      workspaceScope(deps.orm.em, caller.principal.workspaceId, actorOf(caller.principal));
     const resourceCaller = () => ({ principal: caller.principal, scope: scope(), services: deps.services, profile });
     const log = deps.log.child({ requestId: caller.requestId, workspaceId: caller.principal.workspaceId });
     server.log = log;

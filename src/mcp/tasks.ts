@@ -213,7 +213,6 @@ export function createTaskOperations(deps: {
       const rows = await scope.em.find(
         Job,
         {
-          workspace: scope.workspaceId,
           kind: { $in: [...TASK_KINDS] },
           ...(after
             ? { $or: [{ createdAt: { $lt: after.createdAt } }, { createdAt: after.createdAt, id: { $lt: after.id } }] }

@@ -15,6 +15,7 @@ import { closeTestFetch, testFetch } from '../support/http.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { scopeOf, seedWorkspace, type SeededWorkspace } from '../support/seed.ts';
 import { eventually } from '../support/poll.ts';
+import { acrossWorkspaces } from '../../src/domain/shared/scope.ts';
 
 let platform: TestPlatform;
 let browser: Browser;
@@ -53,7 +54,9 @@ beforeAll(async () => {
   platform = await startTestPlatform({ worker: true, label: 'brandbrowser' });
   tenant = await createTenant(platform.container, { name: 'Linen House' });
   seeded = await seedWorkspace(platform.container, tenant, 'Linen');
-  const workspace = await platform.container.orm.em.fork().findOneOrFail(Workspace, { id: tenant.workspaceId });
+  const workspace = await acrossWorkspaces(platform.container.orm.em).findOneOrFail(Workspace, {
+    id: tenant.workspaceId,
+  });
   site = brandSiteUrl(platform.config, workspace.slug);
   const campaign = await platform.container.services.campaigns.get(
     scopeOf(platform.container, tenant),

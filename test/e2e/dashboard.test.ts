@@ -7,6 +7,7 @@ import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, screenshot } from '../support/browser.ts';
 import { closeTestFetch, testFetch } from '../support/http.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { acrossWorkspaces } from '../../src/domain/shared/scope.ts';
 
 let platform: TestPlatform;
 let browser: Browser;
@@ -140,7 +141,7 @@ it('manages members and roles, and holds viewers to reading', async () => {
   });
   expect(attempt.status).toBe(403);
   expect(
-    await platform.container.services.workspaces.listApiKeys(platform.container.orm.em.fork(), workspaceId),
+    await platform.container.services.workspaces.listApiKeys(acrossWorkspaces(platform.container.orm.em), workspaceId),
   ).toHaveLength(0);
 
   // Promote, then the promoted admin still cannot make owners.
@@ -185,7 +186,7 @@ it("answers another workspace's pages exactly like missing ones, and refuses for
   });
   expect(noToken.status).toBe(403);
   const keys = await platform.container.services.workspaces.listApiKeys(
-    platform.container.orm.em.fork(),
+    acrossWorkspaces(platform.container.orm.em),
     aliceWorkspace,
   );
   expect(keys).toHaveLength(0);

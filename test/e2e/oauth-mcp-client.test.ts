@@ -19,6 +19,7 @@ import { startCallbackServer, type CallbackServer } from '../support/loopback-ca
 import { TestOAuthProvider } from '../support/oauth-client-provider.ts';
 import { callWithBearer, revoke } from '../support/oauth-http.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { acrossWorkspaces } from '../../src/domain/shared/scope.ts';
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -31,7 +32,7 @@ let callback: CallbackServer;
 beforeAll(async () => {
   platform = await startTestPlatform({ label: 'oauthe2e' });
   tenant = await createTenant(platform.container, { password: PASSWORD, name: 'First workspace' });
-  const em = platform.container.orm.em.fork();
+  const em = acrossWorkspaces(platform.container.orm.em);
   const ws = await platform.container.services.workspaces.createWorkspace(em, {
     name: 'Second workspace',
     ownerUserId: tenant.userId,

@@ -28,6 +28,7 @@ import { closeTestFetch, testFetch } from '../support/http.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { seedWorkspace, type SeededWorkspace } from '../support/seed.ts';
 import { spawnWorker, type WorkerProcess } from '../support/worker-process.ts';
+import { acrossWorkspaces } from '../../src/domain/shared/scope.ts';
 
 const VISITORS = 150;
 const VIEWS_PER_VISITOR = 8;
@@ -69,7 +70,7 @@ beforeAll(async () => {
   platform = await startTestPlatform({ worker: true, label: 'ingest-restarts' });
   tenant = await createTenant(platform.container, { name: 'Load Co' });
   seeded = await seedWorkspace(platform.container, tenant, 'Load');
-  const em = platform.container.orm.em.fork();
+  const em = acrossWorkspaces(platform.container.orm.em);
   const slug = (await em.findOneOrFail(Workspace, { id: tenant.workspaceId })).slug;
   campaignPath = `/campaigns/${(await em.findOneOrFail(Campaign, { id: seeded.campaignId })).slug}`;
   const inProcessSite = brandSiteUrl(platform.config, slug);

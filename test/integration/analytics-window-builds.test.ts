@@ -13,6 +13,7 @@ import type { SiteEvent } from '../../src/domain/analytics/site-events.ts';
 import { readWindowBuild } from '../../src/domain/analytics/window-reach.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { seededRandom } from '../support/random.ts';
+import { workspaceScope, actors } from '../../src/domain/shared/scope.ts';
 
 const WORKSPACE = 'ws_window_fixture';
 const OTHER = 'ws_window_other';
@@ -80,7 +81,7 @@ function sql<Row>(text: string, params: unknown[] = []): Promise<Row[]> {
 
 function snapshot(now: Date, window: string, sections: string[]): Promise<Snapshot> {
   const service = createAnalyticsQueryService({ now: () => now });
-  const scope = { workspaceId: WORKSPACE, em: platform.container.orm.em.fork(), actor: 'test' };
+  const scope = workspaceScope(platform.container.orm.em, WORKSPACE, actors.operator);
   return service.snapshot(scope, { window, sections, limit: 100 });
 }
 
@@ -189,11 +190,11 @@ test('after midnight readers fall back to the daily rows until the first pass of
   // Tomorrow, before any pass: the builds end the day before yesterday, so readers do not use them (and get the
   // same numbers from the daily rows).
   const buildFor = (now: Date) =>
-    readWindowBuild(
-      { workspaceId: WORKSPACE, em: platform.container.orm.em.fork(), actor: 'test' },
-      resolveWindow('90d', now),
-      ['workspace', 'variant', 'zone'],
-    );
+    readWindowBuild(workspaceScope(platform.container.orm.em, WORKSPACE, actors.operator), resolveWindow('90d', now), [
+      'workspace',
+      'variant',
+      'zone',
+    ]);
   expect(await buildFor(NOW)).not.toBeNull();
   expect(await buildFor(TOMORROW_NOON)).toBeNull();
   await expectBuildsMatchDailyRows(TOMORROW_NOON);

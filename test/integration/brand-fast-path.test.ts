@@ -15,6 +15,7 @@ import { createTenant } from '../support/factories.ts';
 import { closeTestFetch, testFetch } from '../support/http.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { scopeOf, seedWorkspace } from '../support/seed.ts';
+import { acrossWorkspaces } from '../../src/domain/shared/scope.ts';
 
 let platform: TestPlatform;
 let brandHost: string;
@@ -62,7 +63,9 @@ beforeAll(async () => {
   platform = await startTestPlatform({ worker: true, label: 'hotpath' });
   const tenant = await createTenant(platform.container, { name: 'Hot Path Linen' });
   const seeded = await seedWorkspace(platform.container, tenant, 'Hot');
-  const workspace = await platform.container.orm.em.fork().findOneOrFail(Workspace, { id: tenant.workspaceId });
+  const workspace = await acrossWorkspaces(platform.container.orm.em).findOneOrFail(Workspace, {
+    id: tenant.workspaceId,
+  });
   brandHost = new URL(brandSiteUrl(platform.config, workspace.slug)).hostname;
   const campaign = await platform.container.services.campaigns.get(
     scopeOf(platform.container, tenant),

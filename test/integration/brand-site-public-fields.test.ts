@@ -28,6 +28,7 @@ import { createTenant, type Tenant } from '../support/factories.ts';
 import { closeTestFetch, testFetch } from '../support/http.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { scopeOf } from '../support/seed.ts';
+import { acrossWorkspaces, actors, workspaceScope } from '../../src/domain/shared/scope.ts';
 import { eventually as pollEventually } from '../support/poll.ts';
 
 let platform: TestPlatform;
@@ -167,7 +168,7 @@ async function publishScenario(scenario: Scenario): Promise<{ tenant: Tenant; si
     conversionGoals: [s['campaign.conversionGoal']],
   });
   // Written by generation and by product import, not by a tool: set directly, as those jobs do.
-  const em = container.orm.em.fork();
+  const em = acrossWorkspaces(container.orm.em);
   await em.nativeUpdate(Campaign, { id: campaign.id }, { brief: { audience: note('campaign.brief') } });
   await em.nativeUpdate(
     Product,
@@ -242,13 +243,13 @@ async function publishScenario(scenario: Scenario): Promise<{ tenant: Tenant; si
   ];
   for (const zone of zones) await campaigns.deploy(scope, { campaignId: campaign.id, zoneId: zone.id });
 
-  const workspace = await container.orm.em.fork().findOneOrFail(Workspace, { id: tenant.workspaceId });
+  const workspace = await acrossWorkspaces(container.orm.em).findOneOrFail(Workspace, { id: tenant.workspaceId });
   const site = brandSiteUrl(platform.config, workspace.slug);
   // The last deployment was the last change: wait for the publication it asked for, then until the host
   // serves it (a build that started earlier may have read some tables before and some after the changes).
   const lastReason = `deployed to ${zones[zones.length - 1]!.id}`;
   const llms = await eventually(async () => {
-    const em = container.orm.em.fork();
+    const em = acrossWorkspaces(container.orm.em);
     const publication = await em.findOne(
       SitePublication,
       { workspace: tenant.workspaceId },
@@ -275,7 +276,7 @@ async function everythingServed(
   site: string,
   questions: string[],
 ): Promise<{ where: string; body: string }[]> {
-  const em = platform.container.orm.em.fork();
+  const em = acrossWorkspaces(platform.container.orm.em);
   const documents = await em.find(SiteDocument, { workspace: tenant.workspaceId }, { orderBy: { version: 'desc' } });
   const latest = documents[0]!.version;
   const served: { where: string; body: string }[] = [];
@@ -382,7 +383,7 @@ describe('a site published under older rules', () => {
     const objective = scenario!.sentinels['campaign.objective'];
     // What a publication written before public fields looks like: format 1, and stored pages that lead with
     // the objective (the old pages did). Written as the next version, the way the old activity wrote one.
-    const em = platform.container.orm.em.fork();
+    const em = acrossWorkspaces(platform.container.orm.em);
     const current = await em.findOneOrFail(
       SitePublication,
       { workspace: tenant.workspaceId },
@@ -405,7 +406,10 @@ describe('a site published under older rules', () => {
         .filter((doc) => doc.kind === 'file')
         .map((doc) => doc.content as RenderedFile)
         .map((file) => (file.path === '/llms.txt' ? { ...file, body: `${file.body}\n${objective}\n` } : file));
-      await writeSiteDocuments(tx, tenant.workspaceId, stale.version, { pages, files });
+      await writeSiteDocuments(workspaceScope(tx, tenant.workspaceId, actors.operator), stale.version, {
+        pages,
+        files,
+      });
     });
     await eventually(
       async () => ((await (await testFetch(`${site}/llms.txt`)).text()).includes(objective) ? true : undefined),
@@ -419,9 +423,11 @@ describe('a site published under older rules', () => {
     });
     try {
       const republished = await eventually(async () => {
-        const latest = await platform.container.orm.em
-          .fork()
-          .findOneOrFail(SitePublication, { workspace: tenant.workspaceId }, { orderBy: { version: 'desc' } });
+        const latest = await acrossWorkspaces(platform.container.orm.em).findOneOrFail(
+          SitePublication,
+          { workspace: tenant.workspaceId },
+          { orderBy: { version: 'desc' } },
+        );
         return latest.version > stale.version ? latest : undefined;
       }, 'the republish the start asked for');
       expect(republished.format).toBe(PUBLICATION_FORMAT);
@@ -432,7 +438,7 @@ describe('a site published under older rules', () => {
       );
       // Once current, the site is not asked for again.
       const asked = await republishOutdatedSites({
-        em: platform.container.orm.em.fork(),
+        em: acrossWorkspaces(platform.container.orm.em),
         republish: { requestRepublish: async () => undefined },
         log: createLogger({ level: 'error', name: 'test' }),
       });

@@ -13,6 +13,7 @@ import { closeTestFetch, testFetch } from '../support/http.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { scopeOf, seedWorkspace, type SeededWorkspace } from '../support/seed.ts';
 import { eventually as pollEventually } from '../support/poll.ts';
+import { acrossWorkspaces } from '../../src/domain/shared/scope.ts';
 
 let platform: TestPlatform;
 let tenant: Tenant;
@@ -41,7 +42,9 @@ beforeAll(async () => {
   platform = await startTestPlatform({ worker: true, label: 'brandsite', env: { BRAND_SITE_CACHE_TTL_MS: '100' } });
   tenant = await createTenant(platform.container, { name: 'Linen House' });
   seeded = await seedWorkspace(platform.container, tenant, 'Linen');
-  const workspace = await platform.container.orm.em.fork().findOneOrFail(Workspace, { id: tenant.workspaceId });
+  const workspace = await acrossWorkspaces(platform.container.orm.em).findOneOrFail(Workspace, {
+    id: tenant.workspaceId,
+  });
   site = brandSiteUrl(platform.config, workspace.slug);
   const campaign = await platform.container.services.campaigns.get(
     scopeOf(platform.container, tenant),
@@ -62,7 +65,9 @@ describe('hosts', () => {
     const unknown = await testFetch(brandSiteUrl(platform.config, 'no-such-brand-here'));
     expect(unknown.status).toBe(404);
     const other = await createTenant(platform.container, { name: 'Quiet Brand' });
-    const workspace = await platform.container.orm.em.fork().findOneOrFail(Workspace, { id: other.workspaceId });
+    const workspace = await acrossWorkspaces(platform.container.orm.em).findOneOrFail(Workspace, {
+      id: other.workspaceId,
+    });
     const quiet = await testFetch(`${brandSiteUrl(platform.config, workspace.slug)}/`);
     expect(quiet.status).toBe(404);
     expect(((await quiet.json()) as { error_description: string }).error_description).toMatch(/not been published/);

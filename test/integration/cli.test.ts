@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { ApiKey } from '../../src/domain/workspaces/api-key.entity.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { workerEnv } from '../support/worker-process.ts';
+import { acrossWorkspaces } from '../../src/domain/shared/scope.ts';
 
 let platform: TestPlatform;
 
@@ -74,7 +75,7 @@ it('sets up a person, a workspace, a member and keys, saying what it did', async
   });
   expect(list.stdout).not.toContain(secret!.slice(12));
 
-  const stored = await platform.container.orm.em.fork().findOneOrFail(ApiKey, { workspace: ws.id });
+  const stored = await acrossWorkspaces(platform.container.orm.em).findOneOrFail(ApiKey, { workspace: ws.id });
   expect(stored.secretHash).toMatch(/^[0-9a-f]{64}$/);
   expect(stored.secretHash).not.toContain(secret!.slice(4));
 
@@ -136,7 +137,7 @@ it('reports a missing option without loading or connecting to anything', () => {
 });
 
 it('refuses a key whose role would exceed its creator and a negative grant, changing nothing', async () => {
-  const keysBefore = await platform.container.orm.em.fork().count(ApiKey, {});
+  const keysBefore = await acrossWorkspaces(platform.container.orm.em).count(ApiKey, {});
   expect(cli('user:create', '--email', 'grace@example.test', '--name', 'Grace').code).toBe(0);
   const ws = JSON.parse(
     cli('workspace:create', '--name', 'Second', '--owner', 'grace@example.test', '--json').stdout,
@@ -161,6 +162,6 @@ it('refuses a key whose role would exceed its creator and a negative grant, chan
   const negative = cli('credits:grant', '--workspace', ws.id, '--amount=-5');
   expect(negative.code).toBe(1);
   expect(negative.stderr).toContain('amount: must be positive');
-  expect(await platform.container.orm.em.fork().count(ApiKey, {})).toBe(keysBefore);
+  expect(await acrossWorkspaces(platform.container.orm.em).count(ApiKey, {})).toBe(keysBefore);
   expect(cli('credits:balance', '--workspace', ws.id).stdout).toBe('Available 0, held 0, spent 0.\n');
 });

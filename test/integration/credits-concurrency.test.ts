@@ -10,7 +10,7 @@ import { CreditQuote } from '../../src/domain/credits/credit-quote.entity.ts';
 import type { PriceLine } from '../../src/domain/credits/price-list.ts';
 import { createQuotesService, QUOTE_TTL_MS } from '../../src/domain/credits/quotes.service.ts';
 import { newId } from '../../src/domain/shared/ids.ts';
-import type { WorkspaceScope } from '../../src/domain/shared/scope.ts';
+import { acrossWorkspaces, type WorkspaceScope, workspaceScope, actors } from '../../src/domain/shared/scope.ts';
 import { createTenant, type Tenant } from '../support/factories.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 
@@ -30,12 +30,8 @@ afterAll(async () => {
   await platform.close();
 });
 
-const em = () => platform.container.orm.em.fork();
-const scopeOf = (tenant: Tenant): WorkspaceScope => ({
-  workspaceId: tenant.workspaceId,
-  em: em(),
-  actor: 'test:creditrace',
-});
+const em = () => acrossWorkspaces(platform.container.orm.em);
+const scopeOf = (tenant: Tenant): WorkspaceScope => workspaceScope(em(), tenant.workspaceId, actors.operator);
 const balance = (tenant: Tenant) => platform.container.services.credits.balance(em(), tenant.workspaceId);
 const entriesOf = (tenant: Tenant) =>
   em().find(CreditLedgerEntry, { workspace: tenant.workspaceId }, { orderBy: { createdAt: 'asc', id: 'asc' } });

@@ -2,6 +2,7 @@
 import { CreditLedgerEntry } from '../../src/domain/credits/credit-ledger-entry.entity.ts';
 import { createTenant } from '../support/factories.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { acrossWorkspaces } from '../../src/domain/shared/scope.ts';
 
 let platform: TestPlatform;
 
@@ -16,7 +17,7 @@ afterAll(async () => {
 it('derives balances from double-entry postings and replays idempotent ones', async () => {
   const { credits } = platform.container.services;
   const tenant = await createTenant(platform.container);
-  const em = () => platform.container.orm.em.fork();
+  const em = () => acrossWorkspaces(platform.container.orm.em);
   const base = { workspaceId: tenant.workspaceId, actor: 'test' };
   await credits.grant(em(), { ...base, amount: 100, idempotencyKey: 'g1' });
   await credits.reserve(em(), { ...base, amount: 30, idempotencyKey: 'r1', reference: 'job_a' });
@@ -59,7 +60,7 @@ it('derives balances from double-entry postings and replays idempotent ones', as
 
 it('refuses to update or delete ledger rows at the database level', async () => {
   const tenant = await createTenant(platform.container, { credits: 5 });
-  const connection = platform.container.orm.em.fork().getConnection();
+  const connection = acrossWorkspaces(platform.container.orm.em).getConnection();
   await expect(
     connection.execute('update credit_ledger_entries set amount = 500 where workspace_id = ?', [tenant.workspaceId]),
   ).rejects.toThrow(/append-only/);
@@ -67,6 +68,6 @@ it('refuses to update or delete ledger rows at the database level', async () => 
     connection.execute('delete from credit_ledger_entries where workspace_id = ?', [tenant.workspaceId]),
   ).rejects.toThrow(/append-only/);
   expect(
-    await platform.container.services.credits.balance(platform.container.orm.em.fork(), tenant.workspaceId),
+    await platform.container.services.credits.balance(acrossWorkspaces(platform.container.orm.em), tenant.workspaceId),
   ).toMatchObject({ available: 5 });
 });

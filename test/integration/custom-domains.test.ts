@@ -30,6 +30,7 @@ import { closeTestFetch, testFetch } from '../support/http.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { seedWorkspace } from '../support/seed.ts';
 import { eventually as pollEventually } from '../support/poll.ts';
+import { acrossWorkspaces, workspaceScope, actors } from '../../src/domain/shared/scope.ts';
 
 const SHOP = 'shop-linen.localhost'; // verified by DNS
 const WWW = 'www-linen.localhost'; // verified by HTTP token file
@@ -118,7 +119,7 @@ interface Person {
 }
 
 async function signIn(userId: string): Promise<Person> {
-  const em = platform.container.orm.em.fork();
+  const em = acrossWorkspaces(platform.container.orm.em);
   const user = await em.findOneOrFail(User, { id: userId });
   const { token, session } = await platform.container.services.sessions.create(em, user, {
     userAgent: 'custom-domains-test',
@@ -150,11 +151,9 @@ function readable(page: string): string {
 }
 
 async function domainsOf(tenant: Tenant): Promise<CustomDomainView[]> {
-  return platform.container.services.customDomains.list({
-    workspaceId: tenant.workspaceId,
-    em: platform.container.orm.em.fork(),
-    actor: 'test',
-  });
+  return platform.container.services.customDomains.list(
+    workspaceScope(platform.container.orm.em, tenant.workspaceId, actors.operator),
+  );
 }
 
 async function domainNamed(tenant: Tenant, hostname: string): Promise<CustomDomainView> {
@@ -172,15 +171,17 @@ const eventually = <T>(probe: () => Promise<T | undefined>, what: string, timeou
   pollEventually(probe, what, { timeoutMs, intervalMs: 200 });
 
 async function latestOrigin(workspaceId: string): Promise<string | null> {
-  const latest = await platform.container.orm.em
-    .fork()
-    .findOne(SitePublication, { workspace: workspaceId }, { orderBy: { version: 'desc' } });
+  const latest = await acrossWorkspaces(platform.container.orm.em).findOne(
+    SitePublication,
+    { workspace: workspaceId },
+    { orderBy: { version: 'desc' } },
+  );
   return latest?.origin ?? null;
 }
 
 async function member(tenant: Tenant, role: Role): Promise<Person> {
   const { workspaces } = platform.container.services;
-  const em = platform.container.orm.em.fork();
+  const em = acrossWorkspaces(platform.container.orm.em);
   const email = `${role}-${tenant.workspaceId.slice(-6).toLowerCase()}@example.test`;
   const user = await workspaces.createUser(em, { email, name: `A ${role}`, password: 'a long enough password' });
   await workspaces.setMember(em, tenant.workspaceId, { email, role });
@@ -230,7 +231,9 @@ beforeAll(async () => {
   owner = await createTenant(platform.container, { name: 'Linen House' });
   other = await createTenant(platform.container, { name: 'Rival Shirts' });
   await seedWorkspace(platform.container, owner, 'Linen');
-  const workspace = await platform.container.orm.em.fork().findOneOrFail(Workspace, { id: owner.workspaceId });
+  const workspace = await acrossWorkspaces(platform.container.orm.em).findOneOrFail(Workspace, {
+    id: owner.workspaceId,
+  });
   subdomainOrigin = brandSiteUrl(platform.config, workspace.slug);
   // publish and deploy in the seed asked for a republish; the worker renders the first publication.
   await eventually(
@@ -451,7 +454,7 @@ describe('a workspace admin adds and verifies domains', () => {
     expect((await dashboard(rival, `/w/${owner.workspaceId}/domains`)).status).toBe(404);
     expect((await dashboard(rival, `/w/${owner.workspaceId}/domains/${shop.id}/remove`, {})).status).toBe(404);
     // And the service itself is scoped the same way.
-    const scope = { workspaceId: other.workspaceId, em: platform.container.orm.em.fork(), actor: 'test' };
+    const scope = workspaceScope(platform.container.orm.em, other.workspaceId, actors.operator);
     await expect(platform.container.services.customDomains.verify(scope, shop.id)).rejects.toThrow(NotFoundError);
     await expect(platform.container.services.customDomains.remove(scope, shop.id)).rejects.toThrow(NotFoundError);
 
@@ -515,9 +518,13 @@ describe('a workspace admin adds and verifies domains', () => {
   });
 
   test('every add, verification and removal is in the audit log', async () => {
-    const events = await platform.container.services.audit.list(platform.container.orm.em.fork(), owner.workspaceId, {
-      limit: 200,
-    });
+    const events = await platform.container.services.audit.list(
+      acrossWorkspaces(platform.container.orm.em),
+      owner.workspaceId,
+      {
+        limit: 200,
+      },
+    );
     const domainEvents = events
       .filter((event) => event.action.startsWith('custom_domain.'))
       .map((event) => ({ action: event.action, outcome: event.outcome, hostname: event.details.hostname }))

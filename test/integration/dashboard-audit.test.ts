@@ -5,6 +5,7 @@
  */
 import { closeTestFetch, testFetch } from '../support/http.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { acrossWorkspaces } from '../../src/domain/shared/scope.ts';
 
 let platform: TestPlatform;
 
@@ -66,7 +67,10 @@ it('records sign-up, sign-in and workspace actions with the actor, workspace, ad
     role: 'editor',
   });
   expect(keyPage.status).toBe(200);
-  const [key] = await platform.container.services.workspaces.listApiKeys(platform.container.orm.em.fork(), workspaceId);
+  const [key] = await platform.container.services.workspaces.listApiKeys(
+    acrossWorkspaces(platform.container.orm.em),
+    workspaceId,
+  );
   await browser.submit(`/w/${workspaceId}/keys`, `/w/${workspaceId}/keys/${key!.id}/disable`, {});
   const wrong = await browserSession().submit('/signin', '/signin', {
     email: 'audrey@example.test',
@@ -75,11 +79,10 @@ it('records sign-up, sign-in and workspace actions with the actor, workspace, ad
   expect(wrong.status).toBe(401);
 
   const user = await platform.container.services.workspaces.findUserByEmail(
-    platform.container.orm.em.fork(),
+    acrossWorkspaces(platform.container.orm.em),
     'audrey@example.test',
   );
-  const rows = await platform.container.orm.em
-    .fork()
+  const rows = await acrossWorkspaces(platform.container.orm.em)
     .getConnection()
     .execute<
       {

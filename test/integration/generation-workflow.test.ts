@@ -11,7 +11,7 @@ import { CreditQuote } from '../../src/domain/credits/credit-quote.entity.ts';
 import { toGenerationStatus, type GenerationLauncher } from '../../src/domain/generation/generation-launcher.ts';
 import type { Job } from '../../src/domain/jobs/job.entity.ts';
 import { isTerminalJobStatus } from '../../src/domain/jobs/job-status.ts';
-import type { WorkspaceScope } from '../../src/domain/shared/scope.ts';
+import { acrossWorkspaces, type WorkspaceScope, workspaceScope, actors } from '../../src/domain/shared/scope.ts';
 import { createCreditActivities } from '../../activities/credits.ts';
 import type { ActivityDeps } from '../../activities/deps.ts';
 import { newId } from '../../src/domain/shared/ids.ts';
@@ -25,11 +25,7 @@ let tenant: Tenant;
 let productId: string;
 let generation: GenerationLauncher;
 
-const scope = (): WorkspaceScope => ({
-  workspaceId: tenant.workspaceId,
-  em: platform.container.orm.em.fork(),
-  actor: 'test:generation',
-});
+const scope = (): WorkspaceScope => workspaceScope(platform.container.orm.em, tenant.workspaceId, actors.operator);
 
 async function waitForJob(jobId: string, timeoutMs = 90_000): Promise<Job> {
   return pollUntil(
@@ -40,13 +36,15 @@ async function waitForJob(jobId: string, timeoutMs = 90_000): Promise<Job> {
 }
 
 async function balance(): Promise<{ available: number; held: number; spent: number }> {
-  return platform.container.services.credits.balance(platform.container.orm.em.fork(), tenant.workspaceId);
+  return platform.container.services.credits.balance(acrossWorkspaces(platform.container.orm.em), tenant.workspaceId);
 }
 
 async function entriesFor(jobId: string) {
-  const rows = await platform.container.orm.em
-    .fork()
-    .find(CreditLedgerEntry, { reference: jobId }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+  const rows = await acrossWorkspaces(platform.container.orm.em).find(
+    CreditLedgerEntry,
+    { reference: jobId },
+    { orderBy: { createdAt: 'asc', id: 'asc' } },
+  );
   return rows.map((row) => ({ kind: row.kind, amount: row.amount, key: row.idempotencyKey }));
 }
 
@@ -101,7 +99,7 @@ it('generates a campaign end to end: brief, copy, images, variants; captures eac
     ['variants', 0],
   ]);
   expect(quote.credits).toBe(16);
-  const running = await platform.container.orm.em.fork().findOneOrFail(Campaign, { id: campaignId });
+  const running = await acrossWorkspaces(platform.container.orm.em).findOneOrFail(Campaign, { id: campaignId });
   expect(['generating', 'ready']).toContain(running.status);
 
   const done = await waitForJob(job.id);
@@ -111,7 +109,7 @@ it('generates a campaign end to end: brief, copy, images, variants; captures eac
   expect(result.creditsCaptured).toBe(16);
   expect(result.variantIds).toHaveLength(2);
 
-  const variants = await platform.container.orm.em.fork().find(Variant, { id: { $in: result.variantIds } });
+  const variants = await acrossWorkspaces(platform.container.orm.em).find(Variant, { id: { $in: result.variantIds } });
   expect(variants).toHaveLength(2);
   for (const variant of variants) {
     expect(variant.source).toBe('generated');
@@ -126,7 +124,7 @@ it('generates a campaign end to end: brief, copy, images, variants; captures eac
     const png = PNG.sync.read(Buffer.from(await image.arrayBuffer()));
     expect([png.width, png.height]).toEqual([1200, 630]);
   }
-  const campaign = await platform.container.orm.em.fork().findOneOrFail(Campaign, { id: campaignId });
+  const campaign = await acrossWorkspaces(platform.container.orm.em).findOneOrFail(Campaign, { id: campaignId });
   expect(campaign.status).toBe('ready');
   expect((campaign.brief as { productIds: string[] }).productIds).toEqual([productId]);
 
@@ -152,7 +150,7 @@ it('generates a campaign end to end: brief, copy, images, variants; captures eac
 it('audits a capture whose first attempt posted but died before the audit write, and never twice', async () => {
   const activities = createCreditActivities({ orm: platform.container.orm } as ActivityDeps);
   const jobId = newId('job');
-  const em = platform.container.orm.em.fork();
+  const em = acrossWorkspaces(platform.container.orm.em);
   await platform.container.services.credits.reserve(em, {
     workspaceId: tenant.workspaceId,
     amount: 5,
@@ -186,7 +184,8 @@ it('regenerates from each step, re-running only that step and the ones after it,
     includeImages: true,
   });
   expect((await waitForJob(first.id)).status).toBe('succeeded');
-  const briefOfFirst = (await platform.container.orm.em.fork().findOneOrFail(Campaign, { id: campaignId })).brief;
+  const briefOfFirst = (await acrossWorkspaces(platform.container.orm.em).findOneOrFail(Campaign, { id: campaignId }))
+    .brief;
 
   const expected: Record<string, string[]> = {
     variants: ['variants'],
@@ -207,11 +206,14 @@ it('regenerates from each step, re-running only that step and the ones after it,
     expect(result.steps).toEqual(expected[fromStep]);
     expect(result.creditsCaptured).toBe(quote.credits);
     // Each regeneration replaces the generated variants (one live generated variant remains).
-    const live = await platform.container.orm.em.fork().find(Variant, { campaign: campaignId, deletedAt: null });
+    const live = await acrossWorkspaces(platform.container.orm.em).find(Variant, {
+      campaign: campaignId,
+      deletedAt: null,
+    });
     expect(live.map((v) => v.id)).toEqual(result.variantIds);
     // The brief of the first run is reused until a regeneration from `brief` writes a new one (same inputs,
     // deterministic engine: equal content).
-    const campaign = await platform.container.orm.em.fork().findOneOrFail(Campaign, { id: campaignId });
+    const campaign = await acrossWorkspaces(platform.container.orm.em).findOneOrFail(Campaign, { id: campaignId });
     expect(campaign.brief).toEqual(briefOfFirst);
     expect(campaign.status).toBe('ready');
   }
@@ -258,10 +260,7 @@ it('reads generation_status in one statement, exactly as the job row says; anoth
   expect(await generation.status(scope(), fresh.id)).toBeNull();
   const other = await createTenant(platform.container);
   await expect(
-    generation.status(
-      { workspaceId: other.workspaceId, em: platform.container.orm.em.fork(), actor: 'test' },
-      campaignId,
-    ),
+    generation.status(workspaceScope(platform.container.orm.em, other.workspaceId, actors.operator), campaignId),
   ).rejects.toThrow(/not found/i);
 });
 
@@ -275,7 +274,11 @@ it('fails cleanly when the campaign disappears before the worker runs: everythin
     variantCount: 1,
   });
   expect((await balance()).held).toBe(quote.credits);
-  await platform.container.orm.em.fork().nativeUpdate(Campaign, { id: campaignId }, { deletedAt: new Date() });
+  await acrossWorkspaces(platform.container.orm.em).nativeUpdate(
+    Campaign,
+    { id: campaignId },
+    { deletedAt: new Date() },
+  );
   await platform.startWorker();
   const done = await waitForJob(job.id);
   expect(done.status).toBe('failed');
@@ -322,7 +325,7 @@ it('a generation cancelled before the worker ever ran it ends cancelled, with th
     { kind: 'release', amount: quote.credits, key: `${job.id}:release` },
   ]);
   expect(await balance()).toEqual(before);
-  const campaign = await platform.container.orm.em.fork().findOneOrFail(Campaign, { id: campaignId });
+  const campaign = await acrossWorkspaces(platform.container.orm.em).findOneOrFail(Campaign, { id: campaignId });
   expect(campaign.status).toBe('draft');
 });
 
@@ -349,11 +352,11 @@ it('lets one of several racing starts on a campaign through; the others spend no
   // Only the winner redeemed its quote and reserved credits; the others' quotes are still usable, and no
   // credits went out and back in for them.
   const winner = quoteIds[kinds.indexOf('started')]!;
-  const quotes = await platform.container.orm.em.fork().find(CreditQuote, { id: { $in: quoteIds } });
+  const quotes = await acrossWorkspaces(platform.container.orm.em).find(CreditQuote, { id: { $in: quoteIds } });
   expect(quotes.filter((quote) => quote.usedAt !== null).map((quote) => quote.id)).toEqual([winner]);
-  const entries = await platform.container.orm.em
-    .fork()
-    .find(CreditLedgerEntry, { idempotencyKey: { $in: quoteIds.map((id) => `quote:${id}`) } });
+  const entries = await acrossWorkspaces(platform.container.orm.em).find(CreditLedgerEntry, {
+    idempotencyKey: { $in: quoteIds.map((id) => `quote:${id}`) },
+  });
   expect(entries.map((entry) => entry.idempotencyKey)).toEqual([`quote:${winner}`]);
   const started = outcomes[kinds.indexOf('started')] as PromiseFulfilledResult<{ job: Job }>;
   expect((await waitForJob(started.value.job.id)).status).toBe('succeeded');

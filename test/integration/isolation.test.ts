@@ -13,6 +13,7 @@ import {
 } from '../support/oauth-http.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { testFetch } from '../support/http.ts';
+import { acrossWorkspaces, workspaceScope, actors } from '../../src/domain/shared/scope.ts';
 
 let platform: TestPlatform;
 let a: Tenant;
@@ -97,9 +98,9 @@ it('refuses to bind a grant to a workspace the person is not a member of', async
 
 it("answers another workspace's job exactly like a missing one", async () => {
   const { jobs } = platform.container.services;
-  const em = platform.container.orm.em.fork();
+  const em = acrossWorkspaces(platform.container.orm.em);
   const error = await jobs
-    .get({ workspaceId: b.workspaceId, em, actor: 'test' }, 'job_01J0000000000000000000000')
+    .get(workspaceScope(em, b.workspaceId, actors.operator), 'job_01J0000000000000000000000')
     .catch((e: unknown) => e);
   expect(error).toMatchObject({ code: 'not_found', message: 'Job job_01J0000000000000000000000 was not found' });
 });

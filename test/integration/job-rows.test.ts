@@ -19,11 +19,12 @@ import {
 import { newId } from '../../src/domain/shared/ids.ts';
 import { createTenant, type Tenant } from '../support/factories.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { acrossWorkspaces } from '../../src/domain/shared/scope.ts';
 
 let platform: TestPlatform;
 let tenant: Tenant;
 
-const em = (): EntityManager => platform.container.orm.em.fork();
+const em = (): EntityManager => acrossWorkspaces(platform.container.orm.em);
 
 async function newJob(): Promise<string> {
   const id = newId('job');

@@ -6,7 +6,7 @@
  */
 import { Client, Connection } from '@temporalio/client';
 import { Job, JobStep } from '../../src/domain/jobs/job.entity.ts';
-import type { WorkspaceScope } from '../../src/domain/shared/scope.ts';
+import { acrossWorkspaces, type WorkspaceScope, workspaceScope, actors } from '../../src/domain/shared/scope.ts';
 import { isTerminalJobStatus } from '../../src/domain/jobs/job-status.ts';
 import { createJobsService } from '../../src/domain/jobs/jobs.service.ts';
 import { createTemporalJobLauncher } from '../../src/temporal/temporal-job-launcher.ts';
@@ -20,7 +20,7 @@ let platform: TestPlatform;
 let tenant: Tenant;
 
 function scope(workspaceId = tenant.workspaceId): WorkspaceScope {
-  return { workspaceId, em: platform.container.orm.em.fork(), actor: 'test' };
+  return workspaceScope(platform.container.orm.em, workspaceId, actors.operator);
 }
 
 async function waitForJob(jobId: string, predicate: (job: Job) => boolean, timeoutMs = 60_000): Promise<Job> {
@@ -61,7 +61,11 @@ it('runs a job to completion, mirroring status, progress and step outputs in its
   expect(done.result).toEqual({ steps: 3, finishedOnAttempt: 1, resumedFromStep: 0 });
   expect(done.startedAt).toBeInstanceOf(Date);
   expect(done.finishedAt).toBeInstanceOf(Date);
-  const steps = await platform.container.orm.em.fork().find(JobStep, { job: job.id }, { orderBy: { name: 'asc' } });
+  const steps = await acrossWorkspaces(platform.container.orm.em).find(
+    JobStep,
+    { job: job.id },
+    { orderBy: { name: 'asc' } },
+  );
   expect(steps.map((s) => [s.name, s.attempt])).toEqual([
     ['step-1', 1],
     ['step-2', 1],
@@ -85,7 +89,7 @@ it('returns the running job when the same job is started again', async () => {
     expect(again.job.id).toBe(first.job.id);
     expect(again.job.runId).toBe(first.job.runId);
   }
-  const rows = await platform.container.orm.em.fork().count(Job, { workflowId: first.job.workflowId });
+  const rows = await acrossWorkspaces(platform.container.orm.em).count(Job, { workflowId: first.job.workflowId });
   expect(rows).toBe(1);
   const done = await waitForJob(first.job.id, (j) => isTerminalJobStatus(j.status));
   expect(done.result).toMatchObject({ steps: 4 });
@@ -111,7 +115,7 @@ it('cancels a running job cooperatively and records the outcome', async () => {
   expect(requested.cancelRequestedAt).toBeInstanceOf(Date);
   const done = await waitForJob(job.id, (j) => isTerminalJobStatus(j.status));
   expect(done.status).toBe('cancelled');
-  const steps = await platform.container.orm.em.fork().count(JobStep, { job: job.id });
+  const steps = await acrossWorkspaces(platform.container.orm.em).count(JobStep, { job: job.id });
   expect(steps).toBeLessThan(50);
 });
 
@@ -149,7 +153,7 @@ it('marks a job failed when its workflow cannot be started, so the next start on
     summary: 'test temporal-down',
   };
   await expect(offline.start(scope(), request)).rejects.toThrow();
-  const [abandoned] = await platform.container.orm.em.fork().find(Job, {
+  const [abandoned] = await acrossWorkspaces(platform.container.orm.em).find(Job, {
     workspace: tenant.workspaceId,
     kind: 'selftest',
     subjectId: null,

@@ -17,6 +17,7 @@ import { createTenant, type Tenant } from '../support/factories.ts';
 import { authorizationCodeTokens, registerClient } from '../support/oauth-http.ts';
 import { closeTestFetch, testFetch } from '../support/http.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { acrossWorkspaces } from '../../src/domain/shared/scope.ts';
 
 let platform: TestPlatform;
 let tenant: Tenant;
@@ -39,7 +40,7 @@ async function post(headers: Record<string, string>, body: unknown = callHealth,
 
 /** Everything a failed authentication must leave untouched. */
 async function snapshotState() {
-  const em = platform.container.orm.em.fork();
+  const em = acrossWorkspaces(platform.container.orm.em);
   const keys = await em.find(ApiKey, {}, { orderBy: { id: 'asc' } });
   return {
     keys: keys.map((k) => ({
@@ -156,7 +157,8 @@ describe('API keys', () => {
   it('record when a key was last used (written in the background, off the request path)', async () => {
     let lastUsedAt: Date | null | undefined = null;
     for (let i = 0; i < 40 && !lastUsedAt; i += 1) {
-      lastUsedAt = (await platform.container.orm.em.fork().findOneOrFail(ApiKey, { id: tenant.apiKeyId })).lastUsedAt;
+      lastUsedAt = (await acrossWorkspaces(platform.container.orm.em).findOneOrFail(ApiKey, { id: tenant.apiKeyId }))
+        .lastUsedAt;
       if (!lastUsedAt) await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(lastUsedAt).toBeInstanceOf(Date);
@@ -188,7 +190,7 @@ describe('API keys', () => {
   it('refuse a disabled key, naming when it was disabled, and change nothing', async () => {
     const other = await createTenant(platform.container);
     await platform.container.services.workspaces.disableApiKey(
-      platform.container.orm.em.fork(),
+      acrossWorkspaces(platform.container.orm.em),
       other.workspaceId,
       other.apiKeyId,
     );
@@ -204,7 +206,7 @@ describe('API keys', () => {
     const other = await createTenant(platform.container);
     expect((await post({ 'x-api-key': other.apiKey })).status).toBe(200); // its lookup is now remembered
     await platform.container.services.workspaces.disableApiKey(
-      platform.container.orm.em.fork(),
+      acrossWorkspaces(platform.container.orm.em),
       other.workspaceId,
       other.apiKeyId,
     );
@@ -215,7 +217,7 @@ describe('API keys', () => {
 
   it('apply a member removal to their keys at once on the instance that removed them', async () => {
     const other = await createTenant(platform.container);
-    const em = platform.container.orm.em.fork();
+    const em = acrossWorkspaces(platform.container.orm.em);
     const editor = await platform.container.services.workspaces.createUser(em, {
       email: `editor-${Date.now()}@example.test`,
       name: 'Editor',
@@ -251,7 +253,7 @@ describe('API keys', () => {
       const viaSecond = () => post({ 'x-api-key': other.apiKey }, callHealth, '', secondMcp);
       expect((await viaSecond()).status).toBe(200);
       await platform.container.services.workspaces.disableApiKey(
-        platform.container.orm.em.fork(),
+        acrossWorkspaces(platform.container.orm.em),
         other.workspaceId,
         other.apiKeyId,
       );
@@ -280,7 +282,7 @@ describe('API keys', () => {
 
   it('stop working for a key whose creator left the workspace', async () => {
     const other = await createTenant(platform.container);
-    const em = platform.container.orm.em.fork();
+    const em = acrossWorkspaces(platform.container.orm.em);
     const { Membership } = await import('../../src/domain/workspaces/membership.entity.ts');
     await em.nativeDelete(Membership, { workspace: other.workspaceId, user: other.userId });
     const response = await post({ 'x-api-key': other.apiKey });
@@ -375,7 +377,10 @@ describe('JSON-RPC batches', () => {
   });
 
   async function campaignAudits(workspaceId: string): Promise<number> {
-    return platform.container.orm.em.fork().count(AuditEvent, { workspaceId, action: 'mcp.manage_campaigns.create' });
+    return acrossWorkspaces(platform.container.orm.em).count(AuditEvent, {
+      workspaceId,
+      action: 'mcp.manage_campaigns.create',
+    });
   }
 
   it('are refused whole for protocol versions without batching, before any message runs', async () => {

@@ -25,6 +25,7 @@ import { createTenant, type Tenant } from '../support/factories.ts';
 import { closeTestFetch, testFetch } from '../support/http.ts';
 import { modernRpc } from '../support/mcp-clients.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { workspaceScope, actors } from '../../src/domain/shared/scope.ts';
 
 let platform: TestPlatform;
 let tenant: Tenant;
@@ -59,7 +60,7 @@ beforeAll(async () => {
   });
   tenant = await createTenant(platform.container, { credits: 5000 });
   const product = await platform.container.services.products.create(
-    { workspaceId: tenant.workspaceId, em: platform.container.orm.em.fork(), actor: 'test' },
+    workspaceScope(platform.container.orm.em, tenant.workspaceId, actors.operator),
     { title: 'Stoneware mug', description: 'Hand-glazed, holds 350 ml.', price: 24, currency: 'EUR' },
   );
   productId = product.id;

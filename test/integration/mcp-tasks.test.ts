@@ -12,6 +12,7 @@ import { createTenant, type Tenant } from '../support/factories.ts';
 import { closeTestFetch, testFetch } from '../support/http.ts';
 import { modernRpc as rawModernRpc } from '../support/mcp-clients.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { acrossWorkspaces, workspaceScope, withEntityManager, actors } from '../../src/domain/shared/scope.ts';
 
 let platform: TestPlatform;
 let tenant: Tenant;
@@ -34,7 +35,7 @@ beforeAll(async () => {
   tenant = await createTenant(platform.container, { credits: 1000 });
   other = await createTenant(platform.container, { credits: 100 });
   const product = await platform.container.services.products.create(
-    { workspaceId: tenant.workspaceId, em: platform.container.orm.em.fork(), actor: 'test' },
+    workspaceScope(platform.container.orm.em, tenant.workspaceId, actors.operator),
     { title: 'Stoneware mug', description: 'Hand-glazed, holds 350 ml.', price: 24, currency: 'EUR' },
   );
   productId = product.id;
@@ -121,16 +122,19 @@ it('2025-11-25: tasks/cancel cancels the workflow; the task reads cancelled and 
     const cancelled = await client.experimental.tasks.cancelTask(created.task.taskId);
     expect(cancelled.status).toBe('cancelled');
     expect((await client.experimental.tasks.getTask(created.task.taskId)).status).toBe('cancelled');
-    const scope = { workspaceId: tenant.workspaceId, em: platform.container.orm.em.fork(), actor: 'test' };
+    const scope = workspaceScope(platform.container.orm.em, tenant.workspaceId, actors.operator);
     const job = await platform.container.services.jobs.getByTaskId(scope, created.task.taskId);
     let final = job!;
     for (let i = 0; i < 600 && !['cancelled', 'succeeded', 'failed'].includes(final.status); i += 1) {
       await sleep(100);
-      final = await platform.container.services.jobs.get({ ...scope, em: platform.container.orm.em.fork() }, job!.id);
+      final = await platform.container.services.jobs.get(
+        withEntityManager(scope, acrossWorkspaces(platform.container.orm.em)),
+        job!.id,
+      );
     }
     expect(['cancelled', 'succeeded']).toContain(final.status);
     const balance = await platform.container.services.credits.balance(
-      platform.container.orm.em.fork(),
+      acrossWorkspaces(platform.container.orm.em),
       tenant.workspaceId,
     );
     expect(balance.held).toBe(0);

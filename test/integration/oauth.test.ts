@@ -20,6 +20,7 @@ import {
   tokenRequest,
 } from '../support/oauth-http.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { acrossWorkspaces } from '../../src/domain/shared/scope.ts';
 
 let platform: TestPlatform;
 let tenant: Tenant;
@@ -509,7 +510,7 @@ describe('framing', () => {
     expectNoFraming(await testFetch(`${authUrl}/oauth/authorize?client_id=nobody`), 'authorization error page');
 
     expectNoFraming(await testFetch(`${platform.urls.platform}/signin`), 'dashboard sign-in page');
-    const em = platform.container.orm.em.fork();
+    const em = acrossWorkspaces(platform.container.orm.em);
     const user = await em.findOneOrFail(User, { id: tenant.userId });
     const { token } = await platform.container.services.sessions.create(em, user, { userAgent: 'framing-test' });
     const signedIn = await testFetch(`${platform.urls.platform}/w/${tenant.workspaceId}`, {
@@ -741,7 +742,7 @@ describe('security rules', () => {
   it('stops a revoked connected app at once', async () => {
     const clientId = await newClient();
     const { tokens } = await issueTokens(clientId);
-    const em = platform.container.orm.em.fork();
+    const em = acrossWorkspaces(platform.container.orm.em);
     const grantId = (await platform.container.oauth.provider.AccessToken.find(tokens.access_token))!.grantId!;
     await platform.container.services.connectedApps.revoke(em, tenant.workspaceId, grantId);
     expect((await callWithBearer(platform.urls.mcp, tokens.access_token)).status).toBe(401);

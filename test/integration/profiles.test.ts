@@ -13,6 +13,7 @@ import { connectV1, connectV2, type ConnectedClient } from '../support/mcp-clien
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { lintTools } from '../support/schema-portability.ts';
 import { workerEnv } from '../support/worker-process.ts';
+import { acrossWorkspaces } from '../../src/domain/shared/scope.ts';
 
 let platform: TestPlatform;
 let tenant: Tenant;
@@ -22,7 +23,7 @@ const codes = new Map<string, string>();
 const issue = async (profile: string, workspaceId: string | null = null) =>
   (
     await platform.container.services.callCodes.issue(
-      platform.container.orm.em.fork(),
+      acrossWorkspaces(platform.container.orm.em),
       { profile, workspaceId },
       'test',
     )
@@ -148,7 +149,7 @@ describe('profile selection', () => {
   it('falls back to discovery once a code is revoked', async () => {
     const code = await issue('campaign_ops');
     expect(await toolNames(urlWith(`profile=${code}`))).toContain('manage_campaigns');
-    const em = platform.container.orm.em.fork();
+    const em = acrossWorkspaces(platform.container.orm.em);
     const [listed] = (await platform.container.services.callCodes.list(em)).filter(
       (c) => code.startsWith(c.prefix) && !c.revokedAt,
     );

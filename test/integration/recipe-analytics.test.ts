@@ -22,6 +22,7 @@ import { connectV2, type ConnectedClient, type ToolCallResult } from '../support
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { scopeOf, seedWorkspace, type SeededWorkspace } from '../support/seed.ts';
 import { seededRandom } from '../support/random.ts';
+import { acrossWorkspaces } from '../../src/domain/shared/scope.ts';
 
 const DAY_MS = 86_400_000;
 /** Sessions per arm and their true conversion rates: control 4 %, "better" 8 %, "worse" 1 %. */
@@ -104,7 +105,7 @@ beforeAll(async () => {
   });
   betterId = seeded.secondVariantId;
   worseId = worse.id;
-  const em = platform.container.orm.em.fork();
+  const em = acrossWorkspaces(platform.container.orm.em);
   campaignSlug = (await em.findOneOrFail(Campaign, { id: seeded.campaignId })).slug;
   siteUrl = brandSiteUrl(platform.config, (await em.findOneOrFail(Workspace, { id: tenant.workspaceId })).slug);
   // The seeded traffic: recorded as the brand site records it, then rolled up by the real rollup code.

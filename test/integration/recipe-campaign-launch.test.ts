@@ -15,6 +15,7 @@ import { createTenant, type Tenant } from '../support/factories.ts';
 import { closeTestFetch, testFetch } from '../support/http.ts';
 import { connectV2, type ConnectedClient, type ToolCallResult } from '../support/mcp-clients.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { acrossWorkspaces } from '../../src/domain/shared/scope.ts';
 
 let platform: TestPlatform;
 let tenant: Tenant;
@@ -154,7 +155,7 @@ it('runs recipe 1 end to end, polling generation_status', async () => {
     expect(headlines.some((headline) => markdown.includes(headline))).toBe(true);
 
     const balance = await platform.container.services.credits.balance(
-      platform.container.orm.em.fork(),
+      acrossWorkspaces(platform.container.orm.em),
       tenant.workspaceId,
     );
     expect(balance).toMatchObject({ available: 500 - 16 - regenQuote.quote.credits, held: 0 });

@@ -19,7 +19,7 @@ import { Job, JobStep } from '../../src/domain/jobs/job.entity.ts';
 import { isTerminalJobStatus } from '../../src/domain/jobs/job-status.ts';
 import { Product } from '../../src/domain/products/product.entity.ts';
 import { STILL_SIZES, type RenderOutput, type StillFormat } from '../../src/domain/renders/render.types.ts';
-import type { WorkspaceScope } from '../../src/domain/shared/scope.ts';
+import { acrossWorkspaces, type WorkspaceScope } from '../../src/domain/shared/scope.ts';
 import { createTenant, type Tenant } from '../support/factories.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { scopeOf, seedWorkspace, type SeededWorkspace } from '../support/seed.ts';
@@ -105,13 +105,15 @@ async function waitForFilm(id: string, predicate: (film: FilmView) => boolean, t
 }
 
 async function entriesFor(reference: string) {
-  const rows = await platform.container.orm.em
-    .fork()
-    .find(CreditLedgerEntry, { reference }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+  const rows = await acrossWorkspaces(platform.container.orm.em).find(
+    CreditLedgerEntry,
+    { reference },
+    { orderBy: { createdAt: 'asc', id: 'asc' } },
+  );
   return rows.map((row) => ({ kind: row.kind, amount: row.amount, key: row.idempotencyKey }));
 }
 
-const balance = () => services().credits.balance(platform.container.orm.em.fork(), tenant.workspaceId);
+const balance = () => services().credits.balance(acrossWorkspaces(platform.container.orm.em), tenant.workspaceId);
 
 /** Quote, then commit with the quote: returns the quote and the started render job. */
 async function startRender(args: Record<string, unknown>) {
@@ -335,7 +337,7 @@ describe('commissioned films', () => {
     const frame = PNG.sync.read(await mediaBytes(board0.storyboard![0]!.key));
     expect({ width: frame.width, height: frame.height }).toEqual({ width: 1280, height: 720 });
     expect(board0.output).toBeNull();
-    const gateJob = await platform.container.orm.em.fork().findOneOrFail(Job, { id: job.id });
+    const gateJob = await acrossWorkspaces(platform.container.orm.em).findOneOrFail(Job, { id: job.id });
     expect(gateJob.status).toBe('input_required');
 
     // Revise the storyboard: a quote, then the revision runs script and storyboard again.
@@ -400,7 +402,9 @@ describe('commissioned films', () => {
       { kind: 'reserve', amount: 20, key: `quote:${finalRevision.quote.id}` },
       { kind: 'capture', amount: 20, key: `${job.id}:capture:render_revision-1` },
     ]);
-    expect(await services().credits.heldFor(platform.container.orm.em.fork(), tenant.workspaceId, job.id)).toBe(0);
+    expect(
+      await services().credits.heldFor(acrossWorkspaces(platform.container.orm.em), tenant.workspaceId, job.id),
+    ).toBe(0);
     expect((await balance()).held).toBe(0);
 
     // A completed film takes no more decisions.
@@ -442,9 +446,11 @@ describe('commissioned films', () => {
 
 describe('product CSV import', () => {
   async function importedProducts(sourceUrl: string) {
-    return platform.container.orm.em
-      .fork()
-      .find(Product, { workspace: tenant.workspaceId, sourceUrl }, { orderBy: { title: 'asc', id: 'asc' } });
+    return acrossWorkspaces(platform.container.orm.em).find(
+      Product,
+      { workspace: tenant.workspaceId, sourceUrl },
+      { orderBy: { title: 'asc', id: 'asc' } },
+    );
   }
 
   it('imports 250 rows in batches of 100, reports the bad rows by number, and creates untrusted products', async () => {
@@ -455,7 +461,11 @@ describe('product CSV import', () => {
     expect(done.result).toEqual({ rows: GOOD_ROWS + 2, created: GOOD_ROWS, skipped: 2, errors: badRows });
     expect(badRows.map((bad) => bad.row)).toEqual([122, 233]);
 
-    const steps = await platform.container.orm.em.fork().find(JobStep, { job: job.id }, { orderBy: { name: 'asc' } });
+    const steps = await acrossWorkspaces(platform.container.orm.em).find(
+      JobStep,
+      { job: job.id },
+      { orderBy: { name: 'asc' } },
+    );
     expect(steps.map((step) => step.name)).toEqual(['csv', 'rows-0', 'rows-100', 'rows-200']);
 
     const products = await importedProducts(csvUrl('/products.csv'));
@@ -496,7 +506,7 @@ describe('product CSV import', () => {
   });
 
   it('fails a CSV without a title column with validation_failed and creates nothing', async () => {
-    const count = () => platform.container.orm.em.fork().count(Product, { workspace: tenant.workspaceId });
+    const count = () => acrossWorkspaces(platform.container.orm.em).count(Product, { workspace: tenant.workspaceId });
     const before = await count();
     const job = await services().productImports.startCsvImport(scope(), csvUrl('/no-title.csv'));
     const done = await finished(job.id);

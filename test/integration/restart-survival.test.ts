@@ -18,7 +18,7 @@ import { creditLockKey } from '../../src/domain/credits/credits.service.ts';
 import { Job } from '../../src/domain/jobs/job.entity.ts';
 import { isTerminalJobStatus } from '../../src/domain/jobs/job-status.ts';
 import type { RenderOutput } from '../../src/domain/renders/render.types.ts';
-import type { WorkspaceScope } from '../../src/domain/shared/scope.ts';
+import { acrossWorkspaces, type WorkspaceScope, workspaceScope, actors } from '../../src/domain/shared/scope.ts';
 import { findTemplate } from '../../src/domain/video/templates.ts';
 import { startTemporalDevServer, type RunningTemporal } from '../../src/dev/temporal-dev-server.ts';
 import { createTenant, type Tenant } from '../support/factories.ts';
@@ -47,11 +47,11 @@ async function startWorkerProcess(platform: TestPlatform): Promise<WorkerProcess
 }
 
 function scopeOf(platform: TestPlatform, tenant: Tenant): WorkspaceScope {
-  return { workspaceId: tenant.workspaceId, em: platform.container.orm.em.fork(), actor: 'test:restart' };
+  return workspaceScope(platform.container.orm.em, tenant.workspaceId, actors.operator);
 }
 
 async function readJob(platform: TestPlatform, jobId: string): Promise<Job> {
-  return platform.container.orm.em.fork().findOneOrFail(Job, { id: jobId });
+  return acrossWorkspaces(platform.container.orm.em).findOneOrFail(Job, { id: jobId });
 }
 
 async function waitForJob(
@@ -70,9 +70,11 @@ async function waitForJob(
 }
 
 async function ledgerFor(platform: TestPlatform, jobId: string) {
-  return platform.container.orm.em
-    .fork()
-    .find(CreditLedgerEntry, { reference: jobId }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+  return acrossWorkspaces(platform.container.orm.em).find(
+    CreditLedgerEntry,
+    { reference: jobId },
+    { orderBy: { createdAt: 'asc', id: 'asc' } },
+  );
 }
 
 describe('a render whose worker is SIGKILLed mid-encode', () => {
@@ -112,7 +114,7 @@ describe('a render whose worker is SIGKILLed mid-encode', () => {
     expect(atKill.progress.fraction).toBeLessThan(1);
     expect(await media.get(key)).toBeNull();
     expect((await ledgerFor(platform, jobId)).map((e) => e.kind)).toEqual(['reserve']);
-    expect(await credits.balance(platform.container.orm.em.fork(), tenant.workspaceId)).toEqual({
+    expect(await credits.balance(acrossWorkspaces(platform.container.orm.em), tenant.workspaceId)).toEqual({
       available: 1000 - price,
       held: price,
       spent: 0,
@@ -141,8 +143,8 @@ describe('a render whose worker is SIGKILLed mid-encode', () => {
     expect(entries.filter((e) => e.kind === 'capture').map((e) => e.idempotencyKey)).toEqual([
       `${jobId}:capture:render`,
     ]);
-    expect(await credits.heldFor(platform.container.orm.em.fork(), tenant.workspaceId, jobId)).toBe(0);
-    expect(await credits.balance(platform.container.orm.em.fork(), tenant.workspaceId)).toEqual({
+    expect(await credits.heldFor(acrossWorkspaces(platform.container.orm.em), tenant.workspaceId, jobId)).toBe(0);
+    expect(await credits.balance(acrossWorkspaces(platform.container.orm.em), tenant.workspaceId)).toEqual({
       available: 1000 - price,
       held: 0,
       spent: price,
@@ -283,8 +285,8 @@ describe('a campaign generation whose Temporal server is killed mid-job', () => 
       );
       expect(entries.filter((e) => e.kind === 'reserve').map((e) => e.amount)).toEqual([total]);
       expect(entries.filter((e) => e.kind === 'release')).toEqual([]);
-      expect(await credits.heldFor(platform.container.orm.em.fork(), tenant.workspaceId, jobId)).toBe(0);
-      expect(await credits.balance(platform.container.orm.em.fork(), tenant.workspaceId)).toEqual({
+      expect(await credits.heldFor(acrossWorkspaces(platform.container.orm.em), tenant.workspaceId, jobId)).toBe(0);
+      expect(await credits.balance(acrossWorkspaces(platform.container.orm.em), tenant.workspaceId)).toEqual({
         available: 1000 - total,
         held: 0,
         spent: total,

@@ -9,13 +9,14 @@ import { createTenant, type Tenant } from '../support/factories.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { spawnWorker, type WorkerProcess } from '../support/worker-process.ts';
 import { localActivityMarkers } from '../support/workflow-history.ts';
+import { acrossWorkspaces, workspaceScope, actors } from '../../src/domain/shared/scope.ts';
 
 let platform: TestPlatform;
 let tenant: Tenant;
 const workers: WorkerProcess[] = [];
 
 async function readJob(jobId: string): Promise<Job> {
-  return platform.container.orm.em.fork().findOneOrFail(Job, { id: jobId });
+  return acrossWorkspaces(platform.container.orm.em).findOneOrFail(Job, { id: jobId });
 }
 
 beforeAll(async () => {
@@ -39,7 +40,7 @@ it('resumes a job after its worker is SIGKILLed mid-activity and completes it ex
 
   const STEPS = 12;
   const { job } = await platform.container.services.jobs.start(
-    { workspaceId: tenant.workspaceId, em: platform.container.orm.em.fork(), actor: 'test' },
+    workspaceScope(platform.container.orm.em, tenant.workspaceId, actors.operator),
     {
       kind: 'selftest',
       workflowType: 'selftestWorkflow',
@@ -87,7 +88,7 @@ it('resumes a job after its worker is SIGKILLed mid-activity and completes it ex
 
   // ...and running a step again does not record it again: every step's effect exists exactly once, and the
   // steps finished before the kill keep the record of the attempt that did them.
-  const steps = await platform.container.orm.em.fork().find(JobStep, { job: job.id });
+  const steps = await acrossWorkspaces(platform.container.orm.em).find(JobStep, { job: job.id });
   expect(steps).toHaveLength(STEPS);
   expect(new Set(steps.map((s) => s.name)).size).toBe(STEPS);
   expect(steps.filter((s) => s.attempt === 1).length).toBeGreaterThanOrEqual(stepsAtKill);
@@ -117,7 +118,7 @@ it('stops gracefully on SIGTERM, letting an in-flight activity finish first', as
   workers.push(worker);
   await worker.ready;
   const { job } = await platform.container.services.jobs.start(
-    { workspaceId: tenant.workspaceId, em: platform.container.orm.em.fork(), actor: 'test' },
+    workspaceScope(platform.container.orm.em, tenant.workspaceId, actors.operator),
     {
       kind: 'selftest',
       workflowType: 'selftestWorkflow',
@@ -128,7 +129,7 @@ it('stops gracefully on SIGTERM, letting an in-flight activity finish first', as
   );
   // Signal only once the long activity is in flight (its first step recorded).
   for (;;) {
-    if ((await platform.container.orm.em.fork().count(JobStep, { job: job.id })) > 0) break;
+    if ((await acrossWorkspaces(platform.container.orm.em).count(JobStep, { job: job.id })) > 0) break;
     await sleep(20);
   }
   const exited = new Promise<number | null>((resolve) => worker.child.once('exit', (code) => resolve(code)));
@@ -136,5 +137,5 @@ it('stops gracefully on SIGTERM, letting an in-flight activity finish first', as
   expect(await exited).toBe(0);
   expect(worker.output()).toContain('"worker stopped"');
   // The activity that was running when the signal came finished all its steps before the worker left.
-  expect(await platform.container.orm.em.fork().count(JobStep, { job: job.id })).toBe(3);
+  expect(await acrossWorkspaces(platform.container.orm.em).count(JobStep, { job: job.id })).toBe(3);
 });

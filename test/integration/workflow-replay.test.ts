@@ -13,7 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { temporal as TemporalProto } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { isTerminalJobStatus } from '../../src/domain/jobs/job-status.ts';
-import type { WorkspaceScope } from '../../src/domain/shared/scope.ts';
+import { type WorkspaceScope, workspaceScope, actors } from '../../src/domain/shared/scope.ts';
 import { createTenant, type Tenant } from '../support/factories.ts';
 import { installQuietTemporalRuntime, startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { localActivityMarkers, scheduledActivities } from '../support/workflow-history.ts';
@@ -61,11 +61,7 @@ describe('histories recorded before bookkeeping became local activities', () => 
 describe('histories recorded by the current code', () => {
   let platform: TestPlatform;
   let tenant: Tenant;
-  const scope = (): WorkspaceScope => ({
-    workspaceId: tenant.workspaceId,
-    em: platform.container.orm.em.fork(),
-    actor: 'test:replay',
-  });
+  const scope = (): WorkspaceScope => workspaceScope(platform.container.orm.em, tenant.workspaceId, actors.operator);
 
   beforeAll(async () => {
     platform = await startTestPlatform({ worker: true, label: 'replay' });

@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Container } from '../../src/container.ts';
 import type { Role } from '../../src/domain/workspaces/roles.ts';
+import { acrossWorkspaces } from '../../src/domain/shared/scope.ts';
 
 export interface Tenant {
   userId: string;
@@ -19,7 +20,7 @@ export async function createTenant(
   options: { name?: string; role?: Role; credits?: number; password?: string } = {},
 ): Promise<Tenant> {
   const { workspaces, credits } = container.services;
-  const em = container.orm.em.fork();
+  const em = acrossWorkspaces(container.orm.em);
   const tag = unique();
   const user = await workspaces.createUser(em, {
     email: `owner-${tag}@example.test`,
@@ -60,10 +61,14 @@ export async function createKey(
   role: Role,
   name = `${role} key`,
 ): Promise<string> {
-  const { secret } = await container.services.workspaces.createApiKey(container.orm.em.fork(), tenant.workspaceId, {
-    name,
-    role,
-    createdByUserId: tenant.userId,
-  });
+  const { secret } = await container.services.workspaces.createApiKey(
+    acrossWorkspaces(container.orm.em),
+    tenant.workspaceId,
+    {
+      name,
+      role,
+      createdByUserId: tenant.userId,
+    },
+  );
   return secret;
 }

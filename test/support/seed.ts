@@ -3,7 +3,7 @@ import type { Container } from '../../src/container.ts';
 import { FilmCommission } from '../../src/domain/films/film-commission.entity.ts';
 import { Job } from '../../src/domain/jobs/job.entity.ts';
 import { newTaskId } from '../../src/domain/jobs/task-ids.ts';
-import type { WorkspaceScope } from '../../src/domain/shared/scope.ts';
+import { acrossWorkspaces, type WorkspaceScope, workspaceScope, actors } from '../../src/domain/shared/scope.ts';
 import type { Tenant } from './factories.ts';
 
 export interface SeededWorkspace {
@@ -26,7 +26,7 @@ export interface SeededWorkspace {
 }
 
 export function scopeOf(container: Container, tenant: Tenant): WorkspaceScope {
-  return { workspaceId: tenant.workspaceId, em: container.orm.em.fork(), actor: 'test:seed' };
+  return workspaceScope(container.orm.em, tenant.workspaceId, actors.operator);
 }
 
 export async function seedWorkspace(container: Container, tenant: Tenant, label = 'Seed'): Promise<SeededWorkspace> {
@@ -71,7 +71,7 @@ export async function seedWorkspace(container: Container, tenant: Tenant, label 
   });
   const deployment = await campaigns.deploy(scope, { campaignId: campaign.id, zoneId: zone.id });
   // Long-job rows, written directly: the matrix needs their ids, not a worker to produce them.
-  const em = container.orm.em.fork();
+  const em = acrossWorkspaces(container.orm.em);
   const job = em.create(Job, {
     workspace: tenant.workspaceId,
     taskId: newTaskId(),

@@ -1,5 +1,6 @@
 /** Jobs of a workspace: run the job pipeline self-test, show a job. */
 import { isTerminalJobStatus } from '../../domain/jobs/job-status.ts';
+import { actors, withEntityManager, workspaceScope } from '../../domain/shared/scope.ts';
 import { flag, integer, required, str, UsageError, type Command } from '../command.ts';
 import { TemporalUnreachableError } from '../failures.ts';
 
@@ -26,7 +27,7 @@ export const jobCommands: Record<string, Command> = {
       await container.temporal.connection.ensureConnected().catch((error: unknown) => {
         throw new TemporalUnreachableError(error);
       });
-      const scope = { workspaceId, em: container.orm.em.fork(), actor: 'operator' };
+      const scope = workspaceScope(container.orm.em, workspaceId, actors.operator);
       const { job, reused } = await container.services.jobs.start(scope, {
         kind: 'selftest',
         workflowType: 'selftestWorkflow',
@@ -44,7 +45,8 @@ export const jobCommands: Record<string, Command> = {
       let current = job;
       while (!isTerminalJobStatus(current.status)) {
         await new Promise((resolve) => setTimeout(resolve, 500));
-        current = await container.services.jobs.get({ ...scope, em: container.orm.em.fork() }, job.id);
+        // A fresh unit of work per read: the identity map would otherwise keep answering the first row.
+        current = await container.services.jobs.get(withEntityManager(scope, container.orm.em.fork()), job.id);
         if (!io.json)
           io.out(
             `  ${current.status} ${Math.round(current.progress.fraction * 100)}% ${current.progress.message ?? ''}`,
@@ -62,7 +64,7 @@ export const jobCommands: Record<string, Command> = {
     async run(io, options) {
       const container = await io.container();
       const { toJobView } = await jobsService();
-      const scope = { workspaceId: required(options, 'workspace'), em: container.orm.em.fork(), actor: 'operator' };
+      const scope = workspaceScope(container.orm.em, required(options, 'workspace'), actors.operator);
       const job = toJobView(await container.services.jobs.get(scope, required(options, 'job')));
       io.result(
         job,

@@ -108,7 +108,7 @@ export function createAnalyticsQueryService(deps: { now?: () => Date } = {}) {
   const experimentsService = createExperimentsService({ now });
 
   async function assertCampaign(scope: WorkspaceScope, campaignId: string): Promise<void> {
-    const found = await scope.em.count(Campaign, { id: campaignId, workspace: scope.workspaceId });
+    const found = await scope.em.count(Campaign, { id: campaignId });
     if (!found) throw new NotFoundError('Campaign', campaignId);
   }
 
@@ -190,8 +190,8 @@ export function createAnalyticsQueryService(deps: { now?: () => Date } = {}) {
       const campaignRows = daily.filter((row) => row.campaign_id !== '');
       const ids = [...new Set(campaignRows.map((row) => row.campaign_id))];
       const [campaigns, variants] = await Promise.all([
-        ids.length ? scope.em.find(Campaign, { id: { $in: ids }, workspace: scope.workspaceId }) : [],
-        ids.length ? scope.em.find(Variant, { campaign: { $in: ids }, workspace: scope.workspaceId }) : [],
+        ids.length ? scope.em.find(Campaign, { id: { $in: ids } }) : [],
+        ids.length ? scope.em.find(Variant, { campaign: { $in: ids } }) : [],
       ]);
       const campaignOf = new Map(campaigns.map((campaign) => [campaign.id, campaign]));
       const variantOf = new Map(variants.map((variant) => [variant.id, variant]));
@@ -232,7 +232,7 @@ export function createAnalyticsQueryService(deps: { now?: () => Date } = {}) {
     if (wants('surfaces')) {
       const zoneIds = [...new Set(daily.map((row) => row.zone_id).filter((id) => id !== ''))];
       const zones = zoneIds.length
-        ? await scope.em.find(Zone, { id: { $in: zoneIds }, workspace: scope.workspaceId }, { populate: ['surface'] })
+        ? await scope.em.find(Zone, { id: { $in: zoneIds } }, { populate: ['surface'] })
         : [];
       const zoneOf = new Map(zones.map((zone) => [zone.id, zone]));
       const surfaceKey = (zoneId: string) => zoneOf.get(zoneId)?.surface.id ?? '';

@@ -87,14 +87,14 @@ export function createExperimentsService(deps: { now?: () => Date } = {}) {
     input: { campaignId?: string; cursor?: string; limit?: number },
   ): Promise<{ campaigns: Campaign[]; nextCursor: string | null }> {
     if (input.campaignId) {
-      const campaign = await scope.em.findOne(Campaign, { id: input.campaignId, workspace: scope.workspaceId });
+      const campaign = await scope.em.findOne(Campaign, { id: input.campaignId });
       if (!campaign) throw new NotFoundError('Campaign', input.campaignId);
       return { campaigns: [campaign], nextCursor: null };
     }
     const limit = input.limit ?? DEFAULT_PAGE_SIZE;
     const rows = await scope.em.find(
       Campaign,
-      { workspace: scope.workspaceId, deletedAt: null, ...afterCursor(decodeCursor(input.cursor)) },
+      { deletedAt: null, ...afterCursor(decodeCursor(input.cursor)) },
       { orderBy: ORDER_NEWEST_FIRST, limit: limit + 1 },
     );
     const page = toPage(rows, limit, (row) => row);
@@ -110,11 +110,7 @@ export function createExperimentsService(deps: { now?: () => Date } = {}) {
     const ids = campaigns.map((campaign) => campaign.id);
     const [variants, totals, looks] = await Promise.all([
       ids.length
-        ? scope.em.find(
-            Variant,
-            { workspace: scope.workspaceId, campaign: { $in: ids } },
-            { orderBy: { createdAt: 'asc', id: 'asc' } },
-          )
+        ? scope.em.find(Variant, { campaign: { $in: ids } }, { orderBy: { createdAt: 'asc', id: 'asc' } })
         : Promise.resolve([]),
       sqlRows<TotalsRow>(
         scope,

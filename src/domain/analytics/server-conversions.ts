@@ -68,10 +68,8 @@ export async function readServerConversions(
   const variantIds = [...new Set(named.flatMap((c) => (c.variantId ? [c.variantId] : [])))];
   // Ids of another workspace look exactly like ids that do not exist.
   const [campaigns, variants] = await Promise.all([
-    campaignIds.length
-      ? scope.em.find(Campaign, { id: { $in: campaignIds }, workspace: scope.workspaceId, deletedAt: null })
-      : [],
-    variantIds.length ? scope.em.find(Variant, { id: { $in: variantIds }, workspace: scope.workspaceId }) : [],
+    campaignIds.length ? scope.em.find(Campaign, { id: { $in: campaignIds }, deletedAt: null }) : [],
+    variantIds.length ? scope.em.find(Variant, { id: { $in: variantIds } }) : [],
   ]);
   const knownCampaigns = new Set(campaigns.map((campaign) => campaign.id));
   const campaignOfVariant = new Map(variants.map((variant) => [variant.id, variant.campaign.id]));

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { ConflictError, NotFoundError } from '../../errors.ts';
-import type { WorkspaceScope } from '../shared/scope.ts';
+import { ownedBy, type WorkspaceScope } from '../shared/scope.ts';
 import { parseInput } from '../shared/validate.ts';
 import { Workspace } from '../workspaces/workspace.entity.ts';
 import type { RepublishPort } from '../campaigns/campaigns.service.ts';
@@ -105,7 +105,7 @@ export function createBrandService(deps: { republish: RepublishPort }) {
   }
 
   async function get(scope: WorkspaceScope): Promise<BrandView> {
-    const brand = await scope.em.findOne(Brand, { workspace: scope.workspaceId });
+    const brand = await scope.em.findOne(Brand, {});
     if (!brand) return { ...(await defaults(scope)), version: 0, updatedAt: null };
     return {
       brandbook: brand.brandbook,
@@ -123,9 +123,9 @@ export function createBrandService(deps: { republish: RepublishPort }) {
     patch: Record<string, unknown>,
     expectedVersion?: number,
   ): Promise<BrandView> {
-    let brand = await scope.em.findOne(Brand, { workspace: scope.workspaceId });
+    let brand = await scope.em.findOne(Brand, {});
     if (!brand) {
-      brand = scope.em.create(Brand, { workspace: scope.workspaceId, ...(await defaults(scope)), version: 0 });
+      brand = scope.em.create(Brand, { ...ownedBy(scope), ...(await defaults(scope)), version: 0 });
     }
     if (expectedVersion !== undefined && expectedVersion !== brand.version) {
       throw new ConflictError(

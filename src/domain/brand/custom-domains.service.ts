@@ -18,7 +18,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { SafeFetch } from '../../net/safe-fetch.ts';
 import type { AuditService } from '../audit/audit.service.ts';
 import type { RepublishPort } from '../campaigns/campaigns.service.ts';
-import type { WorkspaceScope } from '../shared/scope.ts';
+import { ACROSS_WORKSPACES, ownedBy, type WorkspaceScope } from '../shared/scope.ts';
 import { CustomDomain } from './custom-domain.entity.ts';
 import {
   createControlProof,
@@ -154,7 +154,7 @@ export function createCustomDomainsService(deps: CustomDomainsDeps) {
 
   async function find(scope: WorkspaceScope, id: string): Promise<CustomDomain> {
     // Ids fit the 40-character column: a longer one cannot exist (and is not echoed back whole).
-    const domain = id.length <= 40 ? await scope.em.findOne(CustomDomain, { id, workspace: scope.workspaceId }) : null;
+    const domain = id.length <= 40 ? await scope.em.findOne(CustomDomain, { id }) : null;
     if (!domain) throw new NotFoundError('Custom domain', id.slice(0, 40));
     return domain;
   }
@@ -181,11 +181,7 @@ export function createCustomDomainsService(deps: CustomDomainsDeps) {
 
   return {
     async list(scope: WorkspaceScope): Promise<CustomDomainView[]> {
-      const domains = await scope.em.find(
-        CustomDomain,
-        { workspace: scope.workspaceId },
-        { orderBy: { createdAt: 'asc', id: 'asc' } },
-      );
+      const domains = await scope.em.find(CustomDomain, {}, { orderBy: { createdAt: 'asc', id: 'asc' } });
       return domains.map(view);
     },
 
@@ -193,7 +189,8 @@ export function createCustomDomainsService(deps: CustomDomainsDeps) {
     async add(scope: WorkspaceScope, hostname: string, context: AuditContext = {}): Promise<CustomDomainView> {
       const normalized = normalizeCustomHostname(String(hostname ?? ''), reserved);
       const taken = async () => {
-        const existing = await scope.em.fork().findOne(CustomDomain, { hostname: normalized });
+        // A host name belongs to one workspace on the whole platform, so this one look sees them all.
+        const existing = await scope.em.fork().findOne(CustomDomain, { hostname: normalized }, ACROSS_WORKSPACES);
         if (!existing) return null;
         // Whose it is stays unsaid: only that it is this workspace's, or not available.
         return existing.workspace.id === scope.workspaceId
@@ -214,14 +211,14 @@ export function createCustomDomainsService(deps: CustomDomainsDeps) {
               'all',
               tx.getTransactionContext(),
             );
-          const count = await tx.count(CustomDomain, { workspace: scope.workspaceId });
+          const count = await tx.count(CustomDomain, {});
           if (count >= MAX_CUSTOM_DOMAINS_PER_WORKSPACE) {
             throw new ConflictError(
               `A workspace can have at most ${MAX_CUSTOM_DOMAINS_PER_WORKSPACE} custom domains; remove one first`,
             );
           }
           const domain = tx.create(CustomDomain, {
-            workspace: scope.workspaceId,
+            ...ownedBy(scope),
             hostname: normalized,
             verificationToken: randomBytes(16).toString('hex'),
           });

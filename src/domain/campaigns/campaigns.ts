@@ -6,7 +6,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { ConflictError, NotFoundError } from '../../errors.ts';
 import { Product } from '../products/product.entity.ts';
 import type { Page } from '../shared/pagination.ts';
-import type { WorkspaceScope } from '../shared/scope.ts';
+import { ownedBy, type WorkspaceScope } from '../shared/scope.ts';
 import { parseInput } from '../shared/validate.ts';
 import { slugify } from '../workspaces/slug.ts';
 import { readCampaignPage, type CampaignListFilter } from './campaign-list.ts';
@@ -24,11 +24,7 @@ export interface RepublishPort {
 
 /** A live campaign of the scope's workspace, with its products, or "not found". */
 export async function findCampaign(scope: WorkspaceScope, campaignId: string): Promise<Campaign> {
-  const campaign = await scope.em.findOne(
-    Campaign,
-    { id: campaignId, workspace: scope.workspaceId, deletedAt: null },
-    { populate: ['products'] },
-  );
+  const campaign = await scope.em.findOne(Campaign, { id: campaignId, deletedAt: null }, { populate: ['products'] });
   if (!campaign) throw new NotFoundError('Campaign', campaignId);
   return campaign;
 }
@@ -50,7 +46,6 @@ async function productsOf(scope: WorkspaceScope, ids: string[]): Promise<Product
   const unique = [...new Set(ids)];
   const products = await scope.em.find(Product, {
     id: { $in: unique },
-    workspace: scope.workspaceId,
     deletedAt: null,
   });
   const missing = unique.filter((id) => !products.some((p) => p.id === id));
@@ -112,7 +107,7 @@ export function createCampaignOperations(deps: { republish: RepublishPort; orm: 
       checkSchedule(startsAt, endsAt);
       const products = await productsOf(scope, data.productIds ?? []);
       const campaign = scope.em.create(Campaign, {
-        workspace: scope.workspaceId,
+        ...ownedBy(scope),
         name: data.name,
         objective: data.objective ?? null,
         publicSummary: data.publicSummary ?? null,

@@ -11,7 +11,7 @@ import {
   toPage,
   type Page,
 } from '../shared/pagination.ts';
-import type { WorkspaceScope } from '../shared/scope.ts';
+import { ownedBy, type WorkspaceScope } from '../shared/scope.ts';
 import { Zone } from '../surfaces/surface.entity.ts';
 import { findCampaign, type RepublishPort } from './campaigns.ts';
 import { checkSchedule } from './campaign-status.ts';
@@ -61,11 +61,7 @@ export function createDeploymentOperations(deps: { republish: RepublishPort }) {
       const campaign = await findCampaign(scope, input.campaignId);
       if (campaign.status !== 'published')
         throw new ConflictError(`Publish the campaign before deploying it (it is ${campaign.status})`);
-      const zone = await scope.em.findOne(
-        Zone,
-        { id: input.zoneId, workspace: scope.workspaceId },
-        { populate: ['surface'] },
-      );
+      const zone = await scope.em.findOne(Zone, { id: input.zoneId }, { populate: ['surface'] });
       if (!zone) throw new NotFoundError('Zone', input.zoneId);
       const duplicate = await scope.em.findOne(Deployment, {
         campaign: campaign.id,
@@ -81,7 +77,7 @@ export function createDeploymentOperations(deps: { republish: RepublishPort }) {
       const endsAt = input.endsAt ? new Date(input.endsAt) : null;
       checkSchedule(startsAt, endsAt);
       const deployment = scope.em.create(Deployment, {
-        workspace: scope.workspaceId,
+        ...ownedBy(scope),
         campaign,
         surface: zone.surface,
         zone,
@@ -105,7 +101,7 @@ export function createDeploymentOperations(deps: { republish: RepublishPort }) {
         endsAt?: string | null;
       },
     ): Promise<DeploymentView> {
-      const deployment = await scope.em.findOne(Deployment, { id: deploymentId, workspace: scope.workspaceId });
+      const deployment = await scope.em.findOne(Deployment, { id: deploymentId });
       if (!deployment) throw new NotFoundError('Deployment', deploymentId);
       if (deployment.status === 'ended')
         throw new ConflictError('The deployment has ended; deploy the campaign again to place it anew');
@@ -134,7 +130,6 @@ export function createDeploymentOperations(deps: { republish: RepublishPort }) {
       const rows = await scope.em.find(
         Deployment,
         {
-          workspace: scope.workspaceId,
           ...(input.campaignId ? { campaign: input.campaignId } : {}),
           ...(input.surfaceId ? { surface: input.surfaceId } : {}),
           ...(input.status ? { status: input.status } : {}),

@@ -11,7 +11,7 @@ import {
   toPage,
   type Page,
 } from '../shared/pagination.ts';
-import type { WorkspaceScope } from '../shared/scope.ts';
+import { ownedBy, type WorkspaceScope } from '../shared/scope.ts';
 import { parseInput } from '../shared/validate.ts';
 import { findCampaign, type RepublishPort } from './campaigns.ts';
 import { VariantFields, VariantUpdate, type VariantInput, type VariantUpdateInput } from './campaign-schemas.ts';
@@ -67,11 +67,7 @@ function snapshotOf(variant: Variant): Record<string, unknown> {
 
 /** A live variant of a live campaign of the scope's workspace, or "not found". */
 export async function findVariant(scope: WorkspaceScope, variantId: string): Promise<Variant> {
-  const variant = await scope.em.findOne(
-    Variant,
-    { id: variantId, workspace: scope.workspaceId, deletedAt: null },
-    { populate: ['campaign'] },
-  );
+  const variant = await scope.em.findOne(Variant, { id: variantId, deletedAt: null }, { populate: ['campaign'] });
   if (!variant || variant.campaign.getEntity().deletedAt) throw new NotFoundError('Variant', variantId);
   return variant;
 }
@@ -94,7 +90,6 @@ export function createVariantOperations(deps: { republish: RepublishPort }) {
         Variant,
         {
           campaign: campaign.id,
-          workspace: scope.workspaceId,
           deletedAt: null,
           ...afterCursor(decodeCursor(input.cursor)),
         },
@@ -131,7 +126,7 @@ export function createVariantOperations(deps: { republish: RepublishPort }) {
       if (makeControl)
         await scope.em.nativeUpdate(Variant, { campaign: campaign.id, isControl: true }, { isControl: false });
       const variant = scope.em.create(Variant, {
-        workspace: scope.workspaceId,
+        ...ownedBy(scope),
         campaign,
         name: data.name ?? `Variant ${String.fromCharCode(65 + Math.min(existing, 25))}`,
         headline: data.headline,

@@ -14,6 +14,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { ConflictError, InsufficientCreditsError, NotFoundError } from '../../errors.ts';
 import { parseInput } from '../shared/validate.ts';
+import { ACROSS_WORKSPACES, forWorkspace, ownedBy } from '../shared/scope.ts';
 import { Workspace } from '../workspaces/workspace.entity.ts';
 import { CreditLedgerEntry, type CreditAccount, type CreditEntryKind } from './credit-ledger-entry.entity.ts';
 
@@ -123,7 +124,9 @@ export function createCreditsService() {
         'all',
         tx.getTransactionContext(),
       );
-    const previous = await tx.findOne(CreditLedgerEntry, { idempotencyKey: data.idempotencyKey });
+    // Idempotency keys are unique across workspaces: a key another workspace used is found here and refused
+    // as a conflict by `sameParameters`, instead of failing on the unique index.
+    const previous = await tx.findOne(CreditLedgerEntry, { idempotencyKey: data.idempotencyKey }, ACROSS_WORKSPACES);
     if (previous) {
       if (!amountUnderLock && !sameParameters(previous, kind, data.workspaceId, data.amount)) {
         throw new ConflictError(
@@ -136,7 +139,7 @@ export function createCreditsService() {
     if (check) await check(tx, data);
     const route = ROUTES[kind];
     const entry = tx.create(CreditLedgerEntry, {
-      workspace: data.workspaceId,
+      ...ownedBy(data),
       kind,
       fromAccount: route.from,
       toAccount: route.to,
@@ -159,7 +162,7 @@ export function createCreditsService() {
     amountUnderLock?: () => number,
   ): Promise<{ entry: CreditLedgerEntry; replayed: boolean }> {
     const data = parseInput(PostingSchema, input, `${kind} posting`);
-    return rootEm.fork().transactional((tx) => postIn(tx, kind, data, check, amountUnderLock));
+    return forWorkspace(rootEm, data.workspaceId).transactional((tx) => postIn(tx, kind, data, check, amountUnderLock));
   }
 
   /** For postings out of `available`: runs under the workspace lock, so the balance it reads stays true. */
@@ -184,9 +187,9 @@ export function createCreditsService() {
 
     /** The newest ledger entries of a workspace. */
     history: (em: EntityManager, workspaceId: string, limit = 50) =>
-      em.find(
+      forWorkspace(em, workspaceId).find(
         CreditLedgerEntry,
-        { workspace: workspaceId },
+        {},
         { orderBy: { createdAt: 'desc', id: 'desc' }, limit: Math.min(limit, 500) },
       ),
     heldFor,

@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
-import type { WorkspaceScope } from '../shared/scope.ts';
+import { ownedBy, type WorkspaceScope } from '../shared/scope.ts';
 import { CreditQuote } from './credit-quote.entity.ts';
 import type { CreditsService } from './credits.service.ts';
 import { totalOf, type PriceLine } from './price-list.ts';
@@ -59,11 +59,7 @@ export function createQuotesService(deps: { credits: CreditsService; now?: () =>
    */
   async function redeemIn(tx: EntityManager, scope: WorkspaceScope, input: Redemption): Promise<CreditQuote> {
     const hash = argumentsHash(input.args);
-    const found = await tx.findOne(
-      CreditQuote,
-      { id: input.quoteId, workspace: scope.workspaceId },
-      { lockMode: LockMode.PESSIMISTIC_WRITE },
-    );
+    const found = await tx.findOne(CreditQuote, { id: input.quoteId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (!found) throw new NotFoundError('Quote', input.quoteId);
     if (found.operation !== input.operation) {
       throw new ValidationError(
@@ -112,7 +108,7 @@ export function createQuotesService(deps: { credits: CreditsService; now?: () =>
     ): Promise<QuoteView> {
       const credits = totalOf(lines);
       const quote = scope.em.create(CreditQuote, {
-        workspace: scope.workspaceId,
+        ...ownedBy(scope),
         operation,
         argumentsHash: argumentsHash(args),
         credits,

@@ -22,7 +22,7 @@ import {
   type Page,
 } from '../shared/pagination.ts';
 import { newId } from '../shared/ids.ts';
-import type { WorkspaceScope } from '../shared/scope.ts';
+import { ownedBy, type WorkspaceScope } from '../shared/scope.ts';
 import { parseInput } from '../shared/validate.ts';
 import { FilmCommission, FILM_STATUSES, type FilmStatus } from './film-commission.entity.ts';
 
@@ -111,13 +111,13 @@ export function createFilmsService(deps: {
   const { jobs, quotes, credits, launcher } = deps;
 
   async function find(scope: WorkspaceScope, commissionId: string): Promise<FilmCommission> {
-    const film = await scope.em.findOne(FilmCommission, { id: commissionId, workspace: scope.workspaceId });
+    const film = await scope.em.findOne(FilmCommission, { id: commissionId });
     if (!film) throw new NotFoundError('Film commission', commissionId);
     return film;
   }
 
   async function jobOf(scope: WorkspaceScope, film: FilmCommission): Promise<Job | null> {
-    return film.jobId ? scope.em.findOne(Job, { id: film.jobId, workspace: scope.workspaceId }) : null;
+    return film.jobId ? scope.em.findOne(Job, { id: film.jobId }) : null;
   }
 
   async function view(scope: WorkspaceScope, film: FilmCommission): Promise<FilmView> {
@@ -162,7 +162,7 @@ export function createFilmsService(deps: {
       try {
         const film = scope.em.create(FilmCommission, {
           id: newId('filmCommission'),
-          workspace: scope.workspaceId,
+          ...ownedBy(scope),
           campaign: args.campaignId ?? null,
           title: args.title,
           brief: args.brief,
@@ -283,7 +283,6 @@ export function createFilmsService(deps: {
       const rows = await scope.em.find(
         FilmCommission,
         {
-          workspace: scope.workspaceId,
           ...(input.status ? { status: input.status as FilmStatus } : {}),
           ...(input.campaignId ? { campaign: input.campaignId } : {}),
           ...afterCursor(decodeCursor(input.cursor)),

@@ -128,7 +128,7 @@ export function createGenerationLauncher(deps: {
       return await jobs.launch(scope, job, request);
     } catch (error) {
       await refund(scope, job.id);
-      await generation.endGeneration(scope.em, { workspaceId: scope.workspaceId, campaignId, outcome: 'failed' });
+      await generation.endGeneration(scope, { campaignId, outcome: 'failed' });
       throw error;
     }
   }

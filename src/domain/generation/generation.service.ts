@@ -7,7 +7,6 @@
  * OpenAI-compatible API by configuration); generated images go to the media store. Product text imported
  * from the web stays untrusted data: engines receive it fenced, and nothing here treats it as instructions.
  */
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { BrandService, BrandView } from '../brand/brand.service.ts';
 import { assertCampaignTransition, type CampaignStatus } from '../campaigns/campaign-status.ts';
@@ -19,7 +18,7 @@ import { GENERATION_STEPS, type GenerationStep } from '../credits/price-list.ts'
 import { JobStep } from '../jobs/job.entity.ts';
 import { toProductView, type ProductView } from '../products/products.service.ts';
 import { newId } from '../shared/ids.ts';
-import type { WorkspaceScope } from '../shared/scope.ts';
+import { ownedBy, type WorkspaceScope } from '../shared/scope.ts';
 
 export interface GenerationOptions {
   intent: string;
@@ -68,25 +67,20 @@ export function createGenerationService(deps: { studio: CreativeStudio; brand: B
   const { studio } = deps;
 
   async function loadContext(
-    em: EntityManager,
-    workspaceId: string,
+    scope: WorkspaceScope,
     campaignId: string,
     options: GenerationOptions,
   ): Promise<GenerationContext> {
-    const campaign = await em.findOne(
-      Campaign,
-      { id: campaignId, workspace: workspaceId, deletedAt: null },
-      { populate: ['products'] },
-    );
+    const campaign = await scope.em.findOne(Campaign, { id: campaignId, deletedAt: null }, { populate: ['products'] });
     if (!campaign) throw new NotFoundError('Campaign', campaignId);
     const products = campaign.products
       .getItems()
       .filter((p) => !p.deletedAt)
       .map(toProductView);
-    const brand = await deps.brand.get({ workspaceId, em, actor: 'workflow:generation' });
+    const brand = await deps.brand.get(scope);
     return {
       ...options,
-      workspaceId,
+      workspaceId: scope.workspaceId,
       campaignId,
       campaignName: campaign.name,
       objective: campaign.objective ?? null,
@@ -173,18 +167,16 @@ export function createGenerationService(deps: { studio: CreativeStudio; brand: B
    * variants of the campaign are retired (soft-deleted); variants people wrote by hand stay.
    */
   async function saveVariants(
-    em: EntityManager,
+    scope: WorkspaceScope,
     input: {
-      workspaceId: string;
       campaignId: string;
       jobId: string;
       attempt: number;
       drafts: CopyDraft[];
       images: GeneratedImage[] | null;
-      actor: string;
     },
   ): Promise<StepOutputs['variants']> {
-    return em.fork().transactional(async (tx) => {
+    return scope.em.fork().transactional(async (tx) => {
       const inserted = await tx
         .createQueryBuilder(JobStep)
         .insert({
@@ -202,7 +194,7 @@ export function createGenerationService(deps: { studio: CreativeStudio; brand: B
         const existing = await tx.findOneOrFail(JobStep, { job: input.jobId, name: 'variants' });
         return existing.output as StepOutputs['variants'];
       }
-      const campaign = await tx.findOneOrFail(Campaign, { id: input.campaignId, workspace: input.workspaceId });
+      const campaign = await tx.findOneOrFail(Campaign, { id: input.campaignId });
       await tx.nativeUpdate(
         Variant,
         { campaign: campaign.id, source: 'generated', deletedAt: null },
@@ -214,7 +206,7 @@ export function createGenerationService(deps: { studio: CreativeStudio; brand: B
       const variants = input.drafts.slice(0, slots).map((draft, index) => {
         const image = input.images?.[index];
         return tx.create(Variant, {
-          workspace: input.workspaceId,
+          ...ownedBy(scope),
           campaign,
           name: draft.name,
           headline: draft.headline,
@@ -250,11 +242,7 @@ export function createGenerationService(deps: { studio: CreativeStudio; brand: B
      * the campaign cannot be generated now.
      */
     async beginGeneration(scope: WorkspaceScope, campaignId: string): Promise<void> {
-      const campaign = await scope.em.findOne(Campaign, {
-        id: campaignId,
-        workspace: scope.workspaceId,
-        deletedAt: null,
-      });
+      const campaign = await scope.em.findOne(Campaign, { id: campaignId, deletedAt: null });
       if (!campaign) throw new NotFoundError('Campaign', campaignId);
       if (campaign.status === 'generating')
         throw new ConflictError('The campaign is already generating; poll query_campaigns generation_status');
@@ -270,16 +258,15 @@ export function createGenerationService(deps: { studio: CreativeStudio; brand: B
      * (so the caller republishes).
      */
     async endGeneration(
-      em: EntityManager,
+      scope: WorkspaceScope,
       input: {
-        workspaceId: string;
         campaignId: string;
         outcome: 'succeeded' | 'failed' | 'cancelled';
         brief?: CampaignBrief | null;
       },
     ): Promise<{ published: boolean }> {
-      const tx = em.fork();
-      const campaign = await tx.findOne(Campaign, { id: input.campaignId, workspace: input.workspaceId });
+      const tx = scope.em.fork();
+      const campaign = await tx.findOne(Campaign, { id: input.campaignId });
       if (!campaign) return { published: false };
       if (campaign.status === 'generating') {
         const before: CampaignStatus = campaign.statusBeforeGeneration ?? 'draft';

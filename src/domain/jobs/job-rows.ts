@@ -12,6 +12,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { WorkflowState } from './job-launcher.ts';
 import { statusesThatMayBecome, TERMINAL_JOB_STATUSES, type JobStatus } from './job-status.ts';
 import { Job, type JobError, type JobProgress } from './job.entity.ts';
+import { ownedBy } from '../shared/scope.ts';
 
 const MAY_BECOME_RUNNING = statusesThatMayBecome('running');
 const MAY_BECOME_INPUT_REQUIRED = statusesThatMayBecome('input_required');
@@ -37,7 +38,7 @@ export interface NewJobRow {
 export async function insertQueuedJob(tx: EntityManager, row: NewJobRow): Promise<Job> {
   const job = tx.create(Job, {
     id: row.id,
-    workspace: row.workspaceId,
+    ...ownedBy(row),
     kind: row.kind,
     status: 'queued',
     workflowId: row.workflowId,

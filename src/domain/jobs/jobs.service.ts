@@ -93,10 +93,11 @@ export function createJobsService(deps: { launcher: JobLauncher }) {
     return true;
   }
 
-  async function findActive(tx: EntityManager, workspaceId: string, workflowId: string): Promise<Job | null> {
+  /** `tx` is a transaction of the caller's scope, so only that workspace's jobs are seen. */
+  async function findActive(tx: EntityManager, workflowId: string): Promise<Job | null> {
     return tx.findOne(
       Job,
-      { workspace: workspaceId, workflowId, status: { $nin: [...TERMINAL_JOB_STATUSES] } },
+      { workflowId, status: { $nin: [...TERMINAL_JOB_STATUSES] } },
       { orderBy: { createdAt: 'desc' } },
     );
   }
@@ -115,7 +116,7 @@ export function createJobsService(deps: { launcher: JobLauncher }) {
     await tx
       .getConnection()
       .execute('select pg_advisory_xact_lock(hashtext(?))', [`job:${workflowId}`], 'all', tx.getTransactionContext());
-    const active = await findActive(tx, scope.workspaceId, workflowId);
+    const active = await findActive(tx, workflowId);
     if (active && !(await reconcile(tx, active))) {
       // A row without a run id means its starter died between writing the row and starting the
       // workflow; starting again under the same job id completes what it began.
@@ -213,32 +214,28 @@ export function createJobsService(deps: { launcher: JobLauncher }) {
 
     /** Reads a job of the caller's workspace; another workspace's job id is "not found". */
     async get(scope: WorkspaceScope, jobId: string): Promise<Job> {
-      const job = await scope.em.findOne(Job, { id: jobId, workspace: scope.workspaceId });
+      const job = await scope.em.findOne(Job, { id: jobId });
       if (!job) throw new NotFoundError('Job', jobId);
       return job;
     },
 
     /** The most recent job of a kind on a subject (e.g. the latest generation of a campaign). */
     async latestFor(scope: WorkspaceScope, kind: string, subjectId: string): Promise<Job | null> {
-      return scope.em.findOne(
-        Job,
-        { workspace: scope.workspaceId, kind, subjectId },
-        { orderBy: { createdAt: 'desc', id: 'desc' } },
-      );
+      return scope.em.findOne(Job, { kind, subjectId }, { orderBy: { createdAt: 'desc', id: 'desc' } });
     },
 
     /** The most recent job of a kind on a subject that succeeded (a regeneration continues from it). */
     async latestSucceeded(scope: WorkspaceScope, kind: string, subjectId: string): Promise<Job | null> {
       return scope.em.findOne(
         Job,
-        { workspace: scope.workspaceId, kind, subjectId, status: 'succeeded' },
+        { kind, subjectId, status: 'succeeded' },
         { orderBy: { createdAt: 'desc', id: 'desc' } },
       );
     },
 
     /** A job by its MCP task id, in the caller's workspace only (another workspace's task is "not found"). */
     async getByTaskId(scope: WorkspaceScope, taskId: string): Promise<Job | null> {
-      return scope.em.findOne(Job, { taskId, workspace: scope.workspaceId });
+      return scope.em.findOne(Job, { taskId });
     },
 
     /**
@@ -247,7 +244,7 @@ export function createJobsService(deps: { launcher: JobLauncher }) {
      */
     async requestCancel(scope: WorkspaceScope, jobId: string): Promise<Job> {
       const em = scope.em.fork();
-      const job = await em.findOne(Job, { id: jobId, workspace: scope.workspaceId });
+      const job = await em.findOne(Job, { id: jobId });
       if (!job) throw new NotFoundError('Job', jobId);
       if (TERMINAL_JOB_STATUSES.includes(job.status)) return job;
       await recordCancelRequest(em, job);

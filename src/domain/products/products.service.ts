@@ -13,7 +13,7 @@ import {
   toPage,
   type Page,
 } from '../shared/pagination.ts';
-import type { WorkspaceScope } from '../shared/scope.ts';
+import { ownedBy, type WorkspaceScope } from '../shared/scope.ts';
 import { parseInput } from '../shared/validate.ts';
 import { extractProductFromHtml } from './page-extraction.ts';
 import { Product } from './product.entity.ts';
@@ -95,7 +95,7 @@ const toMinor = (price: number | null | undefined) =>
 
 export function createProductsService(deps: { safeFetch: SafeFetch }) {
   async function find(scope: WorkspaceScope, productId: string): Promise<Product> {
-    const product = await scope.em.findOne(Product, { id: productId, workspace: scope.workspaceId, deletedAt: null });
+    const product = await scope.em.findOne(Product, { id: productId, deletedAt: null });
     if (!product) throw new NotFoundError('Product', productId);
     return product;
   }
@@ -111,7 +111,6 @@ export function createProductsService(deps: { safeFetch: SafeFetch }) {
       const rows = await scope.em.find(
         Product,
         {
-          workspace: scope.workspaceId,
           deletedAt: null,
           ...(input.search ? { title: { $ilike: `%${input.search.replace(/[%_\\]/g, '\\$&')}%` } } : {}),
           ...afterCursor(decodeCursor(input.cursor)),
@@ -128,7 +127,7 @@ export function createProductsService(deps: { safeFetch: SafeFetch }) {
     async create(scope: WorkspaceScope, input: ProductFieldsInput): Promise<ProductView> {
       const data = parseInput(ProductFields, input, 'product');
       const product = scope.em.create(Product, {
-        workspace: scope.workspaceId,
+        ...ownedBy(scope),
         title: data.title,
         description: data.description ?? null,
         priceMinor: toMinor(data.price),
@@ -204,7 +203,7 @@ export function createProductsService(deps: { safeFetch: SafeFetch }) {
         });
       }
       const product = scope.em.create(Product, {
-        workspace: scope.workspaceId,
+        ...ownedBy(scope),
         title: extracted.title,
         description: extracted.description,
         priceMinor: extracted.priceMinor,

@@ -6,6 +6,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from '../../logger.ts';
 import type { RepublishPort } from '../campaigns/campaigns.service.ts';
 import { PUBLICATION_FORMAT } from './site-snapshot.ts';
+import { actors, workspaceScope } from '../shared/scope.ts';
 
 /**
  * Asks for a republish of every site whose latest publication was written under an older
@@ -31,7 +32,7 @@ export async function republishOutdatedSites(deps: {
   const workspaceIds = rows.map((row) => row.workspace_id);
   for (const workspaceId of workspaceIds) {
     await deps.republish.requestRepublish(
-      { workspaceId, em: deps.em, actor: 'operator' },
+      workspaceScope(deps.em, workspaceId, actors.operator),
       `publication format ${PUBLICATION_FORMAT}`,
     );
   }

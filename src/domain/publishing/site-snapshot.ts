@@ -11,7 +11,7 @@
  * renderer can reach them. `publicSnapshot` is the one place that decides; stored publications are read back
  * through it too, so one written before a field became internal is cut down when it is served.
  */
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { WorkspaceScope } from '../shared/scope.ts';
 import { Campaign } from '../campaigns/campaign.entity.ts';
 import { Deployment } from '../campaigns/deployment.entity.ts';
 import { Variant } from '../campaigns/variant.entity.ts';
@@ -249,27 +249,25 @@ export function publicSnapshot(raw: unknown): SiteSnapshot {
   };
 }
 
-export async function readSiteSnapshot(
-  em: EntityManager,
-  workspaceId: string,
-  brand: BrandView,
-): Promise<SiteSnapshot> {
-  const workspace = await em.findOneOrFail(Workspace, { id: workspaceId });
+/** What the workspace of `scope` shows the public now (its EntityManager limits every read to it). */
+export async function readSiteSnapshot(scope: WorkspaceScope, brand: BrandView): Promise<SiteSnapshot> {
+  const { em } = scope;
+  const workspace = await em.findOneOrFail(Workspace, { id: scope.workspaceId });
   const campaigns = await em.find(
     Campaign,
-    { workspace: workspaceId, status: 'published', deletedAt: null },
+    { status: 'published', deletedAt: null },
     { populate: ['products'], orderBy: { publishedAt: 'desc', id: 'asc' } },
   );
   const variants = await em.find(
     Variant,
-    { workspace: workspaceId, campaign: { $in: campaigns.map((c) => c.id) }, deletedAt: null, status: 'active' },
+    { campaign: { $in: campaigns.map((c) => c.id) }, deletedAt: null, status: 'active' },
     { orderBy: { createdAt: 'asc', id: 'asc' } },
   );
-  const surfaces = await em.find(Surface, { workspace: workspaceId }, { orderBy: { createdAt: 'asc', id: 'asc' } });
-  const zones = await em.find(Zone, { workspace: workspaceId }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+  const surfaces = await em.find(Surface, {}, { orderBy: { createdAt: 'asc', id: 'asc' } });
+  const zones = await em.find(Zone, {}, { orderBy: { createdAt: 'asc', id: 'asc' } });
   const deployments = await em.find(
     Deployment,
-    { workspace: workspaceId, status: 'active', campaign: { $in: campaigns.map((c) => c.id) } },
+    { status: 'active', campaign: { $in: campaigns.map((c) => c.id) } },
     { orderBy: { priority: 'desc', createdAt: 'asc' } },
   );
   const variantViews: VariantView[] = variants.map(toVariantView);

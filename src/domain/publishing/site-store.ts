@@ -7,7 +7,8 @@
  * second and old versions simply age out of the LRU. Nothing is ever served from the live tables.
  */
 import { createHash } from 'node:crypto';
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { forWorkspace, ownedBy, type WorkspaceScope } from '../shared/scope.ts';
 import { LRUCache } from 'lru-cache';
 import type { PublishedSite, RenderedFile, RenderedPage, RenderedSite } from '../../public/brand-site/site-model.ts';
 import { publicSnapshot } from './site-snapshot.ts';
@@ -42,11 +43,11 @@ export function documentEtag(content: RenderedPage | RenderedFile): string {
 
 /** Writes the documents of publication `version` and prunes versions older than the ones kept. */
 export async function writeSiteDocuments(
-  tx: EntityManager,
-  workspaceId: string,
+  scope: WorkspaceScope,
   version: number,
   rendered: RenderedSite,
 ): Promise<number> {
+  const tx = scope.em;
   const rows = [
     ...rendered.pages.map((page) => ({ kind: 'page' as const, path: page.path, content: page, at: page.lastModified })),
     ...rendered.files.map((file) => ({ kind: 'file' as const, path: file.path, content: file, at: file.lastModified })),
@@ -59,7 +60,7 @@ export async function writeSiteDocuments(
   for (let start = 0; start < rows.length; start += 500) {
     const batch = rows.slice(start, start + 500).map((row) =>
       tx.create(SiteDocument, {
-        workspace: workspaceId,
+        ...ownedBy(scope),
         version,
         path: row.path,
         kind: row.kind,
@@ -71,7 +72,7 @@ export async function writeSiteDocuments(
     await tx.flush();
     for (const document of batch) tx.getUnitOfWork().unsetIdentity(document);
   }
-  await tx.nativeDelete(SiteDocument, { workspace: workspaceId, version: { $lte: version - VERSIONS_KEPT } });
+  await tx.nativeDelete(SiteDocument, { version: { $lte: version - VERSIONS_KEPT } });
   return rows.length;
 }
 
@@ -164,9 +165,8 @@ export function createSiteReader(
       const key = documentKey(site, path);
       const hit = documents.get(key);
       if (hit) return hit.document;
-      const row = await orm.em
-        .fork()
-        .findOne(SiteDocument, { workspace: site.workspaceId, version: site.version, path });
+      // The host name resolved the workspace; its reads are limited to it like any other scope's.
+      const row = await forWorkspace(orm.em, site.workspaceId).findOne(SiteDocument, { version: site.version, path });
       const validators = row && {
         etag: row.etag,
         lastModified: row.lastModified,
@@ -187,9 +187,9 @@ export function createSiteReader(
       const key = `${site.workspaceId}:${site.version}`;
       const hit = sites.get(key);
       if (hit) return hit;
-      const publication = await orm.em
-        .fork()
-        .findOne(SitePublication, { workspace: site.workspaceId, version: site.version });
+      const publication = await forWorkspace(orm.em, site.workspaceId).findOne(SitePublication, {
+        version: site.version,
+      });
       if (!publication) return null;
       const published: PublishedSite = {
         workspaceId: site.workspaceId,

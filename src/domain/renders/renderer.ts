@@ -7,9 +7,9 @@
  * never leaves a second file behind.
  */
 import { createHash } from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { ValidationError } from '../../errors.ts';
 import type { BrandService, BrandView } from '../brand/brand.service.ts';
+import type { WorkspaceScope } from '../shared/scope.ts';
 import { Campaign } from '../campaigns/campaign.entity.ts';
 import { Variant } from '../campaigns/variant.entity.ts';
 import type { CreativeStudio } from '../creative/studio.ts';
@@ -39,22 +39,14 @@ export interface RenderProgress {
 export function createRenderer(deps: { studio: CreativeStudio; brand: BrandService }) {
   const { studio } = deps;
 
-  async function brandOf(em: EntityManager, workspaceId: string): Promise<BrandView> {
-    return deps.brand.get({ workspaceId, em, actor: 'workflow:render' });
-  }
-
-  async function variantsOf(em: EntityManager, workspaceId: string, campaignId: string, variantId: string | null) {
-    const campaign = await em.findOne(
-      Campaign,
-      { id: campaignId, workspace: workspaceId, deletedAt: null },
-      { populate: ['products'] },
-    );
+  async function variantsOf(scope: WorkspaceScope, campaignId: string, variantId: string | null) {
+    const { em } = scope;
+    const campaign = await em.findOne(Campaign, { id: campaignId, deletedAt: null }, { populate: ['products'] });
     if (!campaign) throw new ValidationError(`Campaign ${campaignId} no longer exists`);
     const variants = await em.find(
       Variant,
       {
         campaign: campaignId,
-        workspace: workspaceId,
         deletedAt: null,
         ...(variantId ? { id: variantId } : { status: 'active' }),
       },
@@ -153,21 +145,20 @@ export function createRenderer(deps: { studio: CreativeStudio; brand: BrandServi
   return {
     /** Renders what `request` asks for and stores it; `onProgress` receives ffmpeg's progress. */
     async render(
-      em: EntityManager,
+      scope: WorkspaceScope,
       input: {
-        workspaceId: string;
         jobId: string;
         request: RenderRequest;
         onProgress?: RenderProgress;
         signal?: AbortSignal;
       },
     ): Promise<RenderOutput> {
-      const { workspaceId, jobId, request } = input;
-      const brand = await brandOf(em, workspaceId);
-      const base = `${workspaceId}/renders/${jobId}`;
+      const { jobId, request } = input;
+      const brand = await deps.brand.get(scope);
+      const base = `${scope.workspaceId}/renders/${jobId}`;
 
       if (request.mode === 'still') {
-        const { variants, product } = await variantsOf(em, workspaceId, request.campaignId, request.variantId);
+        const { variants, product } = await variantsOf(scope, request.campaignId, request.variantId);
         const size = STILL_SIZES[request.format];
         const productImage = product ? await studio.fetchProductImage(product) : null;
         const png = studio.composeVariantImage({
@@ -185,7 +176,7 @@ export function createRenderer(deps: { studio: CreativeStudio; brand: BrandServi
       let keyframes: Keyframe[];
       let size: { width: number; height: number };
       if (request.mode === 'campaign') {
-        const { variants, product } = await variantsOf(em, workspaceId, request.campaignId, null);
+        const { variants, product } = await variantsOf(scope, request.campaignId, null);
         size = FILM_SIZES['16:9']!;
         const productImage = product ? await studio.fetchProductImage(product) : null;
         keyframes = await frames(
@@ -206,7 +197,7 @@ export function createRenderer(deps: { studio: CreativeStudio; brand: BrandServi
         };
         let product: ProductView | null = null;
         if (request.campaignId) {
-          const found = await variantsOf(em, workspaceId, request.campaignId, request.variantId);
+          const found = await variantsOf(scope, request.campaignId, request.variantId);
           text = found.variants[0]!;
           product = found.product;
         }
@@ -235,15 +226,14 @@ export function createRenderer(deps: { studio: CreativeStudio; brand: BrandServi
 
     /** Keyframes of a film's storyboard or final cut: one composition per scene of its script. */
     async filmFrames(
-      em: EntityManager,
+      scope: WorkspaceScope,
       input: {
-        workspaceId: string;
         aspect: string;
         scenes: { onScreenText: string; voiceover: string; seconds: number; visual: string }[];
         seed: string;
       },
     ): Promise<{ keyframes: Keyframe[]; size: { width: number; height: number } }> {
-      const brand = await brandOf(em, input.workspaceId);
+      const brand = await deps.brand.get(scope);
       const size = FILM_SIZES[input.aspect] ?? FILM_SIZES['16:9']!;
       const keyframes = await frames(
         input.scenes.map((scene, index) => ({

@@ -92,14 +92,13 @@ export function createRendersService(deps: {
   async function activeVariantCount(scope: WorkspaceScope, campaignId: string): Promise<number> {
     return scope.em.count(Variant, {
       campaign: campaignId,
-      workspace: scope.workspaceId,
       deletedAt: null,
       status: 'active',
     });
   }
 
   async function assertVariant(scope: WorkspaceScope, campaignId: string, variantId: string) {
-    const variant = await scope.em.findOne(Variant, { id: variantId, workspace: scope.workspaceId, deletedAt: null });
+    const variant = await scope.em.findOne(Variant, { id: variantId, deletedAt: null });
     if (!variant || variant.campaign.id !== campaignId) throw new NotFoundError('Variant', variantId);
   }
 

@@ -9,7 +9,7 @@ import {
   toPage,
   type Page,
 } from '../shared/pagination.ts';
-import type { WorkspaceScope } from '../shared/scope.ts';
+import { ownedBy, type WorkspaceScope } from '../shared/scope.ts';
 import { parseInput } from '../shared/validate.ts';
 import { Surface, SURFACE_KINDS, Zone, ZONE_KINDS, type ZoneConstraints } from './surface.entity.ts';
 
@@ -96,7 +96,7 @@ export function toZoneView(zone: Zone): ZoneView {
 
 export function createSurfacesService(deps: { siteUrl: (scope: WorkspaceScope) => Promise<string> }) {
   async function findSurface(scope: WorkspaceScope, surfaceId: string): Promise<Surface> {
-    const surface = await scope.em.findOne(Surface, { id: surfaceId, workspace: scope.workspaceId });
+    const surface = await scope.em.findOne(Surface, { id: surfaceId });
     if (!surface) throw new NotFoundError('Surface', surfaceId);
     return surface;
   }
@@ -126,7 +126,6 @@ export function createSurfacesService(deps: { siteUrl: (scope: WorkspaceScope) =
       const rows = await scope.em.find(
         Surface,
         {
-          workspace: scope.workspaceId,
           ...(input.kind ? { kind: input.kind as never } : {}),
           ...afterCursor(decodeCursor(input.cursor)),
         },
@@ -142,11 +141,7 @@ export function createSurfacesService(deps: { siteUrl: (scope: WorkspaceScope) =
 
     async getSurface(scope: WorkspaceScope, surfaceId: string): Promise<SurfaceView> {
       const surface = await findSurface(scope, surfaceId);
-      const zones = await scope.em.find(
-        Zone,
-        { surface: surface.id, workspace: scope.workspaceId },
-        { orderBy: { createdAt: 'asc', id: 'asc' } },
-      );
+      const zones = await scope.em.find(Zone, { surface: surface.id }, { orderBy: { createdAt: 'asc', id: 'asc' } });
       return { ...(await toView(scope, surface)), zones: zones.map(toZoneView) };
     },
 
@@ -159,7 +154,6 @@ export function createSurfacesService(deps: { siteUrl: (scope: WorkspaceScope) =
       const rows = await scope.em.find(
         Zone,
         {
-          workspace: scope.workspaceId,
           ...(input.surfaceId ? { surface: input.surfaceId } : {}),
           ...afterCursor(decodeCursor(input.cursor)),
         },
@@ -170,11 +164,11 @@ export function createSurfacesService(deps: { siteUrl: (scope: WorkspaceScope) =
 
     async createSurface(scope: WorkspaceScope, input: z.input<typeof SurfaceFields>): Promise<SurfaceView> {
       const data = parseInput(SurfaceFields, input, 'surface');
-      if (data.path && (await scope.em.count(Surface, { workspace: scope.workspaceId, path: data.path }))) {
+      if (data.path && (await scope.em.count(Surface, { path: data.path }))) {
         throw new ConflictError(`A surface already uses the path ${data.path}`);
       }
       const surface = scope.em.create(Surface, {
-        workspace: scope.workspaceId,
+        ...ownedBy(scope),
         name: data.name,
         kind: data.kind,
         path: data.kind === 'brand_page' ? (data.path ?? null) : null,
@@ -192,7 +186,7 @@ export function createSurfacesService(deps: { siteUrl: (scope: WorkspaceScope) =
         throw new ConflictError(`The surface already has a zone with key ${data.key}`);
       }
       const zone = scope.em.create(Zone, {
-        workspace: scope.workspaceId,
+        ...ownedBy(scope),
         surface,
         name: data.name,
         key: data.key,

@@ -18,11 +18,7 @@ export function domainRoutes(router: Router, kit: DashboardKit): void {
   const { workspaces, customDomains } = kit.container.services;
 
   const manageDomains: Permission = 'domains:manage';
-  const domainScope = (ctx: Context) => ({
-    workspaceId: state(ctx).workspace!.id,
-    em: em(),
-    actor: kit.actorOf(ctx),
-  });
+  const domainScope = (ctx: Context) => kit.scopeOf(ctx);
   const requestFacts = (ctx: Context) => ({ ip: ctx.ip, requestId: (ctx.state.requestId as string) ?? null });
   const domainsPage = async (ctx: Context, notices: Notice[] = []) => {
     const ws = state(ctx).workspace!;

@@ -17,6 +17,7 @@ import type { RateLimiter } from '../../domain/rate-limits/rate-limiter.ts';
 import type { Session } from '../../domain/sessions/session.entity.ts';
 import { SESSION_TTL_MS, type SessionsService } from '../../domain/sessions/sessions.service.ts';
 import type { Role } from '../../domain/workspaces/roles.ts';
+import { actors, workspaceScope, type Actor, type WorkspaceScope } from '../../domain/shared/scope.ts';
 import type { AppError } from '../../errors.ts';
 import { renderErrorsWith, renderJson } from '../middleware/error-boundary.ts';
 import type { Csrf } from '../csrf.ts';
@@ -187,7 +188,11 @@ export function createDashboardKit(deps: DashboardDeps) {
     },
 
     /** The audit actor of the signed-in person. */
-    actorOf: (ctx: Context) => `user:${state(ctx).session.user.id}`,
+    actorOf: (ctx: Context): Actor => actors.user(state(ctx).session.user.id),
+
+    /** The scope of a workspace page or action: the workspace in the URL, acting as the signed-in person. */
+    scopeOf: (ctx: Context): WorkspaceScope =>
+      workspaceScope(container.orm.em, state(ctx).workspace!.id, actors.user(state(ctx).session.user.id)),
 
     /** A workspace page (GET): a signed-in member whose role has `permission`. */
     workspacePage: (permission: Permission): Middleware[] => [requireSession, inWorkspace(permission)],

@@ -9,7 +9,8 @@ import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
 import type { Authenticator } from '../../auth/authenticate.ts';
 import { can } from '../../auth/permissions.ts';
-import type { Principal } from '../../auth/principal.ts';
+import { actorOf, type Principal } from '../../auth/principal.ts';
+import { workspaceScope } from '../../domain/shared/scope.ts';
 import type { Config } from '../../config.ts';
 import { readServerConversions } from '../../domain/analytics/server-conversions.ts';
 import type { SiteEvent } from '../../domain/analytics/site-events.ts';
@@ -61,7 +62,7 @@ export function conversionRoutes(deps: ConversionRouteDeps): Router {
       throw new RequestRefusedError('unsupported_media_type', 'Content-Type must be application/json');
     }
     await parseBody(ctx, async () => undefined);
-    const scope = { workspaceId: principal.workspaceId, em: deps.orm.em.fork(), actor: principal.credentialId };
+    const scope = workspaceScope(deps.orm.em, principal.workspaceId, actorOf(principal));
     const { events, rejected } = await readServerConversions(scope, (ctx.request as { body?: unknown }).body);
     const accepted = events.length ? await deps.recorder.recordCounted(events) : 0;
     ctx.status = 202;
