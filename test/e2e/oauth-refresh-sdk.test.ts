@@ -47,7 +47,11 @@ async function consentOnce(provider: TestOAuthProvider): Promise<URLSearchParams
   return redirect!.searchParams;
 }
 
-const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * A deliberate pause, not a wait for anything: the access token must really expire (its lifetime is on the
+ * server's clock, which the test does not set) for the SDK to meet the 401 that makes it refresh.
+ */
+const letTimePass = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function whoAmI(client: { callTool(params: { name: string; arguments: Record<string, unknown> }): unknown }) {
   const result = (await client.callTool({ name: 'get_platform_info', arguments: { topic: 'organization' } })) as {
@@ -74,7 +78,7 @@ it('keeps a stock SDK v1 client working past access-token expiry without a brows
   await whoAmI(client);
   const firstTokens = provider.stored!;
 
-  await wait(TTL_SECONDS * 1000 + 1500);
+  await letTimePass(TTL_SECONDS * 1000 + 1500);
   // The access token has expired; the SDK refreshes on the 401 and retries — no authorization URL.
   await whoAmI(client);
   expect(provider.authorizationUrl).toBeUndefined();
@@ -99,7 +103,7 @@ it('keeps a stock SDK v2 client registered with a minimal body working past acce
   await whoAmI(client);
   const firstTokens = provider.stored!;
 
-  await wait(TTL_SECONDS * 1000 + 1500);
+  await letTimePass(TTL_SECONDS * 1000 + 1500);
   await whoAmI(client);
   expect(provider.authorizationUrl).toBeUndefined();
   expect(provider.stored!.access_token).not.toBe(firstTokens.access_token);

@@ -26,6 +26,7 @@ import { createTenant, type Tenant } from '../support/factories.ts';
 import { freePort } from '../support/global-setup.ts';
 import { closeTestFetch, testFetch } from '../support/http.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { eventually, pollUntil } from '../support/poll.ts';
 import { seedWorkspace, type SeededWorkspace } from '../support/seed.ts';
 import { spawnWorker, type WorkerProcess } from '../support/worker-process.ts';
 import { acrossWorkspaces } from '../../src/domain/shared/scope.ts';
@@ -76,16 +77,18 @@ beforeAll(async () => {
   const inProcessSite = brandSiteUrl(platform.config, slug);
   // Publishing, creating the surface and deploying each trigger a render; the deployment is rendered once the
   // surface page (and the campaign page) carry a slot.
-  for (;;) {
-    const pages = await Promise.all(
-      ['/home', campaignPath].map(async (path) => {
-        const response = await testFetch(`${inProcessSite}${path}`);
-        return response.status === 200 && (await response.text()).includes('class="cp-slot"');
-      }),
-    );
-    if (pages.every(Boolean)) break;
-    await sleep(100);
-  }
+  await pollUntil(
+    () =>
+      Promise.all(
+        ['/home', campaignPath].map(async (path) => {
+          const response = await testFetch(`${inProcessSite}${path}`);
+          return response.status === 200 && (await response.text()).includes('class="cp-slot"');
+        }),
+      ),
+    (pages) => pages.every(Boolean),
+    // Never gives up before the hook's own timeout would.
+    { timeoutMs: 120_000, intervalMs: 100, timeoutMessage: 'the deployment never showed on the brand site' },
+  );
   await platform.worker!.shutdown();
   platform.worker = null;
   // Only the rollups this test starts may run: the every-minute schedule would otherwise drain the backlog in
@@ -154,15 +157,20 @@ test('beacons from many sessions survive the API and the worker killed mid-strea
   const cookies: string[] = [];
   let loadError: unknown = null;
 
-  /** A waiting loop for the test's own steps; the deadline only turns a hang into a readable failure. */
-  const waitFor = async (condition: () => boolean | Promise<boolean>, what: string) => {
-    const deadline = Date.now() + 60_000;
-    while (!(await condition())) {
-      if (loadError) throw loadError;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await sleep(20);
-    }
-  };
+  /**
+   * Waits for the test's own steps, giving up at once if the load failed; the deadline only turns a hang into a
+   * readable failure.
+   */
+  const waitFor = (condition: () => boolean | Promise<boolean>, what: string) =>
+    eventually(
+      async () => {
+        if (await condition()) return true;
+        if (loadError) throw loadError;
+        return undefined;
+      },
+      what,
+      { timeoutMs: 60_000, intervalMs: 20 },
+    );
 
   /** One request; null when the connection was refused or dropped (the API is down or restarting). */
   const request = async (path: string, init: RequestInit = {}) => {
@@ -173,6 +181,8 @@ test('beacons from many sessions survive the API and the worker killed mid-strea
       return null;
     }
   };
+  // The simulated visitors' own pause before trying again (capped exponential backoff, as a browser's beacon
+  // resend would): part of the load, not a wait of the test's.
   const backoff = (attempt: number) => sleep(Math.min(500, 25 * 2 ** attempt));
 
   /** GET until a 200, as a visitor reloads a page that did not load. */

@@ -14,6 +14,7 @@ import { createLogger } from '../../src/logger.ts';
 import { createTenant } from '../support/factories.ts';
 import { closeTestFetch, testFetch } from '../support/http.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { pollUntil } from '../support/poll.ts';
 import { scopeOf, seedWorkspace } from '../support/seed.ts';
 import { acrossWorkspaces } from '../../src/domain/shared/scope.ts';
 
@@ -50,13 +51,16 @@ async function ask(port: number, path: string, headers: Record<string, string>, 
   return { status: response.status, headers: all, body: await response.text() };
 }
 
-/** The hot-path server's answer once the caches are warm (a first request may fill them through Koa). */
+/**
+ * The hot-path server's answer once the caches are warm: a request may fill them through Koa, and the host's
+ * head is remembered only BRAND_SITE_CACHE_TTL_MS (1 s), so on a slow machine it may need filling again.
+ */
 async function hotAnswer(path: string, headers: Record<string, string>): Promise<Answer> {
-  for (let attempt = 0; attempt < 5; attempt += 1) {
-    const answer = await ask(hotPort, path, headers);
-    if (answeredByHotPath) return answer;
-  }
-  throw new Error(`the hot path never answered ${path}`);
+  return pollUntil(
+    () => ask(hotPort, path, headers),
+    () => answeredByHotPath,
+    { timeoutMs: 10_000, intervalMs: 0, timeoutMessage: `the hot path never answered ${path}` },
+  );
 }
 
 beforeAll(async () => {
@@ -92,11 +96,11 @@ beforeAll(async () => {
   });
   koaPort = await listen(koa);
   // publish and deploy signalled the republish workflow; the worker renders the site.
-  const deadline = Date.now() + 30_000;
-  while ((await ask(koaPort, campaignPath, {})).status !== 200) {
-    if (Date.now() > deadline) throw new Error('the site was never published');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  await pollUntil(
+    () => ask(koaPort, campaignPath, {}),
+    (answer) => answer.status === 200,
+    { timeoutMs: 30_000, intervalMs: 200, timeoutMessage: 'the site was never published' },
+  );
 });
 
 afterAll(async () => {

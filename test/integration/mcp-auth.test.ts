@@ -18,6 +18,7 @@ import { authorizationCodeTokens, registerClient } from '../support/oauth-http.t
 import { closeTestFetch, testFetch } from '../support/http.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { acrossWorkspaces } from '../../src/domain/shared/scope.ts';
+import { eventually, pollUntil } from '../support/poll.ts';
 
 let platform: TestPlatform;
 let tenant: Tenant;
@@ -155,12 +156,11 @@ describe('API keys', () => {
   });
 
   it('record when a key was last used (written in the background, off the request path)', async () => {
-    let lastUsedAt: Date | null | undefined = null;
-    for (let i = 0; i < 40 && !lastUsedAt; i += 1) {
-      lastUsedAt = (await acrossWorkspaces(platform.container.orm.em).findOneOrFail(ApiKey, { id: tenant.apiKeyId }))
-        .lastUsedAt;
-      if (!lastUsedAt) await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    const lastUsedAt = await eventually(
+      async () => (await platform.container.orm.em.fork().findOneOrFail(ApiKey, { id: tenant.apiKeyId })).lastUsedAt,
+      'the key to record when it was last used',
+      { timeoutMs: 5_000, intervalMs: 50 },
+    );
     expect(lastUsedAt).toBeInstanceOf(Date);
   });
 
@@ -257,15 +257,14 @@ describe('API keys', () => {
         other.workspaceId,
         other.apiKeyId,
       );
-      const disabledAt = Date.now();
-      let status = (await viaSecond()).status;
-      while (status === 200 && Date.now() - disabledAt < 5000) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        status = (await viaSecond()).status;
-      }
+      // Refused once the second instance's lookup has expired. The deadline (ten times that instance's 500 ms)
+      // only keeps a lookup that is never forgotten from passing; how soon it goes is not timed here.
+      const { status } = await pollUntil(
+        () => viaSecond(),
+        (response) => response.status !== 200,
+        { timeoutMs: 5_000, intervalMs: 50, timeoutMessage: 'the second instance kept accepting the disabled key' },
+      );
       expect(status).toBe(401);
-      // Refused once the second instance's lookup had expired: within its 500 ms, plus one poll and a request.
-      expect(Date.now() - disabledAt).toBeLessThan(500 + 1000);
     } finally {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -14,7 +14,6 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -26,6 +25,7 @@ import { closeTestFetch, testFetch } from '../support/http.ts';
 import { modernRpc } from '../support/mcp-clients.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { workspaceScope, actors } from '../../src/domain/shared/scope.ts';
+import { pollUntil } from '../support/poll.ts';
 
 let platform: TestPlatform;
 let tenant: Tenant;
@@ -189,22 +189,31 @@ describe('2025-11-25: the v1 SDK task client', () => {
       'video_commission',
       { ...filmArgs('Dawn mug'), quoteId: (filmQuote.quote as { id: string }).id },
       async () => {
-        const deadline = Date.now() + 180_000;
-        while (approvals < 2 && Date.now() < deadline) {
-          if (!commissionId) {
-            const listed = await structuredOf('query_video_commissions', { action: 'list' });
-            commissionId = (listed.commissions as { id: string; title: string }[] | undefined)?.find(
-              (c) => c.title === 'Dawn mug',
-            )?.id;
-          } else {
-            const got = await structuredOf('query_video_commissions', { action: 'get', commissionId });
-            if ((got.commission as { waitingFor: string | null }).waitingFor) {
-              await structuredOf('video_commission', { action: 'approve', commissionId });
-              approvals += 1;
+        // Each read finds the commission, or approves the gate it waits at, if any.
+        await pollUntil(
+          async () => {
+            if (!commissionId) {
+              const listed = await structuredOf('query_video_commissions', { action: 'list' });
+              commissionId = (listed.commissions as { id: string; title: string }[] | undefined)?.find(
+                (c) => c.title === 'Dawn mug',
+              )?.id;
+            } else {
+              const got = await structuredOf('query_video_commissions', { action: 'get', commissionId });
+              if ((got.commission as { waitingFor: string | null }).waitingFor) {
+                await structuredOf('video_commission', { action: 'approve', commissionId });
+                approvals += 1;
+              }
             }
-          }
-          await sleep(300);
-        }
+            return approvals;
+          },
+          (approved) => approved >= 2,
+          {
+            timeoutMs: 180_000,
+            intervalMs: 300,
+            timeoutMessage: (approved) =>
+              `the film was approved ${approved} time(s) of 2 (${commissionId ?? 'not listed'})`,
+          },
+        );
       },
     );
     outcomes.push(film);
@@ -264,31 +273,36 @@ describe('2026-07-28: the tasks extension', () => {
     expect(created.result).toMatchObject({ resultType: 'task', status: 'working' });
     const taskId = created.result!.taskId as string;
     let approvals = 0;
-    const deadline = Date.now() + 240_000;
-    for (;;) {
-      const task = await client.request({ method: 'tasks/get', params: { taskId } }, DetailedTask);
-      if (task.status === 'completed') {
-        return {
-          tool: name,
-          structured: task.result!.structuredContent as Record<string, unknown>,
-          isError: task.result!.isError === true,
-          approvals,
-        };
-      }
-      if (task.status === 'failed' || task.status === 'cancelled') throw new Error(`task ${task.status}`);
-      if (task.status === 'input_required' && task.inputRequests?.approval) {
-        await client.request(
-          {
-            method: 'tasks/update',
-            params: { taskId, inputResponses: { approval: { action: 'accept', content: { decision: 'approve' } } } },
-          },
-          z.looseObject({}),
-        );
-        approvals += 1;
-      }
-      if (Date.now() > deadline) throw new Error(`task ${taskId} did not end in time (${task.status})`);
-      await sleep(300);
-    }
+    // Each read answers the approval the task asks for, if any.
+    const task = await pollUntil(
+      async () => {
+        const current = await client.request({ method: 'tasks/get', params: { taskId } }, DetailedTask);
+        if (current.status === 'failed' || current.status === 'cancelled') throw new Error(`task ${current.status}`);
+        if (current.status === 'input_required' && current.inputRequests?.approval) {
+          await client.request(
+            {
+              method: 'tasks/update',
+              params: { taskId, inputResponses: { approval: { action: 'accept', content: { decision: 'approve' } } } },
+            },
+            z.looseObject({}),
+          );
+          approvals += 1;
+        }
+        return current;
+      },
+      (current) => current.status === 'completed',
+      {
+        timeoutMs: 240_000,
+        intervalMs: 300,
+        timeoutMessage: (current) => `task ${taskId} did not end in time (${current.status})`,
+      },
+    );
+    return {
+      tool: name,
+      structured: task.result!.structuredContent as Record<string, unknown>,
+      isError: task.result!.isError === true,
+      approvals,
+    };
   }
 
   it('generation, render, film (approved with tasks/update) and CSV import: every inlined result matches its schema', async () => {

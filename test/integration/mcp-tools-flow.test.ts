@@ -8,6 +8,7 @@ import { createTenant, type Tenant } from '../support/factories.ts';
 import { closeTestFetch } from '../support/http.ts';
 import { connectV1, connectV2, type ConnectedClient, type ToolCallResult } from '../support/mcp-clients.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { eventually } from '../support/poll.ts';
 import { scopeOf } from '../support/seed.ts';
 
 let platform: TestPlatform;
@@ -244,30 +245,33 @@ describe.each(clients)('%s', (label, connect) => {
 
   it('republishes the brand site through the republish workflow after publish, deploy and variant saves', async () => {
     const connection = platform.container.orm.em.getConnection();
-    let rows: { version: number; snapshot: { campaigns: { id: string; variants: { headline: string }[] }[] } }[] = [];
-    for (let i = 0; i < 100 && !rows.length; i += 1) {
-      rows = await connection.execute(
-        `select version, snapshot from site_publications where workspace_id = ? order by version desc limit 1`,
-        [tenant.workspaceId],
-      );
-      if (!rows.length) await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    expect(rows[0]!.snapshot.campaigns.map((c) => c.id)).toEqual([ids.campaign]);
-    const before = rows[0]!.version;
+    type Publication = { version: number; snapshot: { campaigns: { id: string; variants: { headline: string }[] }[] } };
+    const latestPublication = async () =>
+      (
+        await connection.execute<Publication[]>(
+          `select version, snapshot from site_publications where workspace_id = ? order by version desc limit 1`,
+          [tenant.workspaceId],
+        )
+      )[0];
+    const first = await eventually(latestPublication, 'a first publication', { timeoutMs: 30_000 });
+    expect(first.snapshot.campaigns.map((c) => c.id)).toEqual([ids.campaign]);
+    const before = first.version;
     await client.callTool('manage_campaigns', {
       action: 'update_variant',
       variantId: ids.variant,
       headline: 'Republished headline',
     });
-    let latest = rows[0]!;
-    for (let i = 0; i < 100; i += 1) {
-      [latest] = await connection.execute(
-        `select version, snapshot from site_publications where workspace_id = ? order by version desc limit 1`,
-        [tenant.workspaceId],
-      );
-      if (latest!.snapshot.campaigns[0]!.variants.some((v) => v.headline === 'Republished headline')) break;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    const latest = await eventually(
+      async () => {
+        const publication = (await latestPublication())!;
+        const republished = publication.snapshot.campaigns[0]!.variants.some(
+          (v) => v.headline === 'Republished headline',
+        );
+        return republished ? publication : undefined;
+      },
+      'a publication with the new headline',
+      { timeoutMs: 30_000 },
+    );
     expect(latest.version).toBeGreaterThan(before);
     expect(latest.snapshot.campaigns[0]!.variants.map((v) => v.headline)).toContain('Republished headline');
   });

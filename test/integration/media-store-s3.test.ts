@@ -8,7 +8,6 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { AwsClient } from 'aws4fetch';
 import { PNG } from 'pngjs';
 import { startS3Gateway, type RunningS3Gateway } from '../../src/dev/s3-gateway.ts';
@@ -19,6 +18,7 @@ import { createTenant } from '../support/factories.ts';
 import { freePort } from '../support/global-setup.ts';
 import { closeTestFetch, testFetch } from '../support/http.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { pollUntil } from '../support/poll.ts';
 import { scopeOf, seedWorkspace } from '../support/seed.ts';
 
 const BUCKET = 'campaign-media';
@@ -137,12 +137,11 @@ describe('the platform with MEDIA_STORE=s3', () => {
     if (quoted.status !== 'quote_required') throw new Error(`expected a quote, got ${quoted.status}`);
     const started = await renders.render(scope(), { ...args, quoteId: quoted.quote.id });
     if (started.status !== 'started') throw new Error(`expected started, got ${started.status}`);
-    let job = started.job;
-    for (const deadline = Date.now() + 60_000; !isTerminalJobStatus(job.status);) {
-      if (Date.now() > deadline) throw new Error(`render stuck in ${job.status}`);
-      await sleep(100);
-      job = await jobs.get(scope(), job.id);
-    }
+    const job = await pollUntil(
+      () => jobs.get(scope(), started.job.id),
+      (current) => isTerminalJobStatus(current.status),
+      { timeoutMs: 60_000, intervalMs: 100, timeoutMessage: (current) => `render stuck in ${current.status}` },
+    );
     expect({ status: job.status, error: job.error }).toEqual({ status: 'succeeded', error: null });
     const output = (job.result as { output: RenderOutput }).output;
 

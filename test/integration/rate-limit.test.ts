@@ -227,6 +227,7 @@ it('answers a refused key in-process until the shared state would let it pass, t
     }
     expect(statements).toBe(0);
     // Once the first acceptance has left the window, the shared state decides again (and lets the key through).
+    // A deliberate pause, not a wait: the limiter runs on the real clock here, so the window must really pass.
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, firstAt + 2_100 - Date.now())));
     expect((await limiter.consume(policy, key)).allowed).toBe(true);
     expect(statements).toBe(1);
@@ -246,6 +247,8 @@ it('peeks without counting, and housekeeping drops only logs whose window has pa
 
   const longKey = freshKey('long');
   await limiter.consume({ name: 'peek-test-long', limit: 3, windowSeconds: 3600 }, longKey);
+  // A deliberate pause, not a wait: the one-second window must really pass (the limiter is on the real clock)
+  // for its log to be prunable, while the hour-long one's is not.
   await new Promise((resolve) => setTimeout(resolve, 1_100));
   expect(await limiter.prune()).toBeGreaterThanOrEqual(1);
   const rows = await platform.container.orm.em

@@ -237,15 +237,20 @@ describe('a campaign generation whose Temporal server is killed mid-job', () => 
       try {
         await blocker.query('select pg_advisory_lock(hashtext($1))', [lockKey]);
         worker = await startWorkerProcess(platform);
-        const deadline = Date.now() + 60_000;
-        for (;;) {
-          const { rows } = await blocker.query<{ waiting: number }>(
-            `select count(*)::int as waiting from pg_locks where locktype = 'advisory' and not granted`,
-          );
-          if (rows[0]!.waiting > 0) break;
-          if (Date.now() > deadline) throw new Error(`the capture never waited for the lock:\n${worker.output()}`);
-          await sleep(50);
-        }
+        await pollUntil(
+          async () => {
+            const { rows } = await blocker.query<{ waiting: number }>(
+              `select count(*)::int as waiting from pg_locks where locktype = 'advisory' and not granted`,
+            );
+            return rows[0]!.waiting;
+          },
+          (waiting) => waiting > 0,
+          {
+            timeoutMs: 60_000,
+            intervalMs: 50,
+            timeoutMessage: () => `the capture never waited for the lock:\n${worker.output()}`,
+          },
+        );
         const parked = await readJob(platform, jobId);
         expect(parked.status).toBe('running');
         expect(parked.progress.step).toBe('brief');
@@ -262,6 +267,8 @@ describe('a campaign generation whose Temporal server is killed mid-job', () => 
       }
       await waitForLedger(platform, jobId, (kinds) => kinds.includes('capture'), 30_000);
       if (killWorker) await worker.kill('SIGKILL');
+      // A deliberate pause, not a wait for anything: the outage lasts a while, so that the worker's polls (and
+      // the report of the capture that just posted) really fail against a dead server.
       await sleep(1_000);
 
       const restartedAt = Date.now();

@@ -7,6 +7,7 @@ import { Job, JobStep } from '../../src/domain/jobs/job.entity.ts';
 import { isTerminalJobStatus } from '../../src/domain/jobs/job-status.ts';
 import { createTenant, type Tenant } from '../support/factories.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { pollUntil } from '../support/poll.ts';
 import { spawnWorker, type WorkerProcess } from '../support/worker-process.ts';
 import { localActivityMarkers } from '../support/workflow-history.ts';
 import { acrossWorkspaces, workspaceScope, actors } from '../../src/domain/shared/scope.ts';
@@ -51,11 +52,16 @@ it('resumes a job after its worker is SIGKILLed mid-activity and completes it ex
   );
 
   // Let a few steps complete, then kill the worker without any chance to clean up.
-  for (;;) {
-    const current = await readJob(job.id);
-    if (current.progress.fraction >= 3 / STEPS) break;
-    await sleep(50);
-  }
+  await pollUntil(
+    () => readJob(job.id),
+    (current) => current.progress.fraction >= 3 / STEPS,
+    // Never gives up before the test's own timeout would.
+    {
+      timeoutMs: 120_000,
+      intervalMs: 50,
+      timeoutMessage: (current) => `the job stayed at ${current.progress.fraction}`,
+    },
+  );
   await first.kill('SIGKILL');
   const atKill = await readJob(job.id);
   expect(atKill.status).toBe('running');
@@ -63,7 +69,8 @@ it('resumes a job after its worker is SIGKILLed mid-activity and completes it ex
   expect(stepsAtKill).toBeGreaterThanOrEqual(3);
   expect(stepsAtKill).toBeLessThan(STEPS);
 
-  // Nothing progresses while no worker runs.
+  // Nothing progresses while no worker runs. A deliberate pause, not a wait: showing that something does not
+  // happen needs time to pass (well over the 400 ms a step takes).
   await sleep(1_500);
   expect(Math.round((await readJob(job.id)).progress.fraction * STEPS)).toBe(stepsAtKill);
 
@@ -71,12 +78,11 @@ it('resumes a job after its worker is SIGKILLed mid-activity and completes it ex
   workers.push(second);
   await second.ready;
 
-  let done = await readJob(job.id);
-  const deadline = Date.now() + 90_000;
-  while (!isTerminalJobStatus(done.status) && Date.now() < deadline) {
-    await sleep(200);
-    done = await readJob(job.id);
-  }
+  const done = await pollUntil(
+    () => readJob(job.id),
+    (current) => isTerminalJobStatus(current.status),
+    { timeoutMs: 90_000, intervalMs: 200, timeoutMessage: (current) => `the job is still ${current.status}` },
+  );
   expect(done.status).toBe('succeeded');
   const result = done.result as { steps: number; finishedOnAttempt: number; resumedFromStep: number };
   expect(result.steps).toBe(STEPS);
@@ -128,10 +134,12 @@ it('stops gracefully on SIGTERM, letting an in-flight activity finish first', as
     },
   );
   // Signal only once the long activity is in flight (its first step recorded).
-  for (;;) {
-    if ((await acrossWorkspaces(platform.container.orm.em).count(JobStep, { job: job.id })) > 0) break;
-    await sleep(20);
-  }
+  await pollUntil(
+    () => platform.container.orm.em.fork().count(JobStep, { job: job.id }),
+    (steps) => steps > 0,
+    // Never gives up before the test's own timeout would.
+    { timeoutMs: 120_000, intervalMs: 20, timeoutMessage: 'the job never recorded a step' },
+  );
   const exited = new Promise<number | null>((resolve) => worker.child.once('exit', (code) => resolve(code)));
   worker.child.kill('SIGTERM');
   expect(await exited).toBe(0);

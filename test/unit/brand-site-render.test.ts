@@ -248,6 +248,30 @@ function assemble(
 
 const firstVariant = (_campaignId: string, fill: SlotFill) => fill.variants[0]!.id;
 
+/**
+ * `root` behind proxies that count every property read, at any depth: a measure of the work done on an input
+ * that does not depend on the machine.
+ */
+function countingReads<T extends object>(root: T): { value: T; reads: () => number } {
+  let reads = 0;
+  const proxies = new WeakMap<object, object>();
+  const wrap = (target: object): object => {
+    let proxy = proxies.get(target);
+    if (!proxy) {
+      proxy = new Proxy(target, {
+        get(object, key, receiver) {
+          reads += 1;
+          const value: unknown = Reflect.get(object, key, receiver);
+          return typeof value === 'object' && value !== null ? wrap(value) : value;
+        },
+      });
+      proxies.set(target, proxy);
+    }
+    return proxy;
+  };
+  return { value: wrap(root) as T, reads: () => reads };
+}
+
 function pageAt(site: RenderedSite, path: string): RenderedPage {
   const page = site.pages.find((candidate) => candidate.path === path);
   if (!page) throw new Error(`No page at ${path}; pages: ${site.pages.map((p) => p.path).join(', ')}`);
@@ -676,35 +700,44 @@ describe('renderBrandSite', () => {
     expect(JSON.stringify(renderBrandSite(structuredClone(fixture())))).toBe(JSON.stringify(site));
   });
 
-  it('renders a site with a thousand campaigns in well under a second', () => {
-    const snapshot = fixtureSnapshot();
-    const products = Array.from({ length: 200 }, (_, i) =>
-      product({ id: `prd_${String(i).padStart(4, '0')}`, title: `Product ${i}`, price: i + 0.5, currency: 'EUR' }),
-    );
-    snapshot.campaigns = Array.from({ length: 1000 }, (_, i) => {
-      const id = `cmp_${String(i).padStart(4, '0')}`;
-      return campaign({
-        id,
-        name: `Campaign ${i}`,
-        slug: `campaign-${i}`,
-        summary: `Summary ${i}`,
-        variants: [0, 1, 2].map((n) =>
-          variant({ id: `var_${i}_${n}`, campaignId: id, headline: `Headline ${i}.${n}` }),
-        ),
-        products: [products[i % 200]!, products[(i * 7) % 200]!],
+  it('renders a site with a thousand campaigns with work linear in its size', () => {
+    /** The fixture with `count` campaigns (three variants, two of `count / 5` products each), all on /summer. */
+    const siteWith = (count: number) => {
+      const snapshot = fixtureSnapshot();
+      const products = Array.from({ length: count / 5 }, (_, i) =>
+        product({ id: `prd_${String(i).padStart(4, '0')}`, title: `Product ${i}`, price: i + 0.5, currency: 'EUR' }),
+      );
+      snapshot.campaigns = Array.from({ length: count }, (_, i) => {
+        const id = `cmp_${String(i).padStart(4, '0')}`;
+        return campaign({
+          id,
+          name: `Campaign ${i}`,
+          slug: `campaign-${i}`,
+          summary: `Summary ${i}`,
+          variants: [0, 1, 2].map((n) =>
+            variant({ id: `var_${i}_${n}`, campaignId: id, headline: `Headline ${i}.${n}` }),
+          ),
+          products: [products[i % products.length]!, products[(i * 7) % products.length]!],
+        });
       });
-    });
-    snapshot.surfaces[1]!.zones[0]!.deployments = snapshot.campaigns.map((c, i) =>
-      deployment(`dep_${i}`, c.id, i % 10),
-    );
-    const published = fixture(snapshot);
-    // CPU time, not wall time: other test files share the machine's cores.
-    const started = process.cpuUsage();
-    const rendered = renderBrandSite(published);
-    const spent = process.cpuUsage(started);
-    expect(rendered.pages).toHaveLength(1 + 1 + 1000 + 1 + 200 + 1);
-    expect(pageAt(rendered, '/summer').html.filter((part) => typeof part !== 'string')).toHaveLength(1000);
-    expect((spent.user + spent.system) / 1000).toBeLessThan(1000);
+      snapshot.surfaces[1]!.zones[0]!.deployments = snapshot.campaigns.map((c, i) =>
+        deployment(`dep_${i}`, c.id, i % 10),
+      );
+      return fixture(snapshot);
+    };
+    const render = (count: number) => {
+      const input = countingReads(siteWith(count));
+      return { rendered: renderBrandSite(input.value), reads: input.reads() };
+    };
+    const small = render(100);
+    const large = render(1000);
+    expect(large.rendered.pages).toHaveLength(1 + 1 + 1000 + 1 + 200 + 1);
+    expect(pageAt(large.rendered, '/summer').html.filter((part) => typeof part !== 'string')).toHaveLength(1000);
+    // Work measured as reads of the publication, not as time (which the machine's other tenants decide): ten
+    // times the site, about ten times the reads, since everything is looked up through indexes built once.
+    // Measured: 10.2 times. Sorting (n log n) stays well under 15; looking up each deployment's campaign by
+    // scanning the campaigns instead of the index makes it 35.
+    expect(large.reads).toBeLessThan(15 * small.reads);
   });
 });
 
