@@ -193,7 +193,9 @@ test('no decision before the deadline: the job fails with approval_timeout and t
   expect(recorded.argsOf('failJob')).toEqual([
     ['job_f', { code: 'approval_timeout', message: 'No decision on the storyboard within 30 days' }],
   ]);
-  expect(recorded.argsOf('setFilmStatus').at(-1)).toEqual([{ commissionId: 'film_1', status: 'failed' }]);
+  expect(recorded.argsOf('setFilmStatus').at(-1)).toEqual([
+    { workspaceId: 'ws_1', commissionId: 'film_1', status: 'failed' },
+  ]);
 });
 
 test('a failing stage fails the job with its code and returns the credits', async () => {
@@ -212,7 +214,9 @@ test('a failing stage fails the job with its code and returns the credits', asyn
   expect(recorded.names(['writeFilmScript', 'drawFilmStoryboard', 'captureJobCredits'])).toEqual(['writeFilmScript']);
   expect(recorded.names([...ENDINGS])).toEqual(['releaseJobCredits', 'failJob']);
   expect(recorded.argsOf('failJob')).toEqual([['job_f', { code: 'not_found', message: 'The product is gone' }]]);
-  expect(recorded.argsOf('setFilmStatus').at(-1)).toEqual([{ commissionId: 'film_1', status: 'failed' }]);
+  expect(recorded.argsOf('setFilmStatus').at(-1)).toEqual([
+    { workspaceId: 'ws_1', commissionId: 'film_1', status: 'failed' },
+  ]);
 });
 
 test('cancelled while waiting at a gate: the credits are returned and the job ends cancelled', async () => {
@@ -235,7 +239,9 @@ test('cancelled while waiting at a gate: the credits are returned and the job en
 
   expect((error as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
   expect(recorded.names([...ENDINGS])).toEqual(['releaseJobCredits', 'markJobCancelled']);
-  expect(recorded.argsOf('setFilmStatus').at(-1)).toEqual([{ commissionId: 'film_1', status: 'cancelled' }]);
+  expect(recorded.argsOf('setFilmStatus').at(-1)).toEqual([
+    { workspaceId: 'ws_1', commissionId: 'film_1', status: 'cancelled' },
+  ]);
   expect(recorded.argsOf('captureJobCredits').map(([arg]) => arg.step)).toEqual([
     'script-0',
     'storyboard-0',
