@@ -8,6 +8,9 @@
  * - Temporal: `TEMPORAL_ADDRESS` if set, else a dev server on a free port with its SQLite file in a fresh
  *   folder of `.data/test/`.
  * - The Versity S3 gateway binary (built on first use), which the S3 media store's tests start.
+ * - The test tools of `test-tools/atproto` (installed into `TOOLS_DIR` on first use; checking that the copy is
+ *   current takes milliseconds), with which each Bluesky test file starts an AT Protocol network
+ *   (`bluesky-network.ts`).
  * What the test files need is handed to them through environment variables (`TEST_*`).
  */
 import { randomBytes } from 'node:crypto';
@@ -25,6 +28,7 @@ import { startTemporalDevServer } from '../../src/dev/temporal-dev-server.ts';
 import { loadInspectorWidget } from '../../src/mcp/ui/inspector-bundle.ts';
 import { WORKFLOWS_PATH } from '../../src/temporal/workflows-path.ts';
 import { addTeardown } from './global-state.ts';
+import { ensureAtprotoTestTools } from './test-tools.ts';
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -81,6 +85,7 @@ export default async function globalSetup(): Promise<void> {
   const temporalCli = await locateTemporalCli({ ...goTools, cliPath: process.env.TEMPORAL_CLI_PATH });
   // A real S3-compatible server for the S3 media store's tests (each test file starts its own).
   process.env.TEST_S3_GATEWAY = await locateS3Gateway({ ...goTools, explicitPath: process.env.S3_GATEWAY_PATH });
+  process.env.TEST_ATPROTO_NODE_MODULES = await ensureAtprotoTestTools(goTools);
   if (!temporalAddress) {
     const temporal = await startTemporalDevServer({
       cliPath: temporalCli,
@@ -125,6 +130,6 @@ export default async function globalSetup(): Promise<void> {
     for (const stop of stops.reverse()) await stop();
   });
   process.stdout.write(
-    `\n[global-setup] PostgreSQL, Temporal and workflow bundle ready in ${Date.now() - started} ms\n`,
+    `\n[global-setup] PostgreSQL, Temporal, workflow bundle and test tools ready in ${Date.now() - started} ms\n`,
   );
 }

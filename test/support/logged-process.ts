@@ -20,13 +20,18 @@ export interface LoggedProcess {
   kill(signal: NodeJS.Signals): Promise<ProcessExit>;
 }
 
+/**
+ * With `stdin: 'pipe'` the child's stdin stays open for as long as this process lives: a child that exits when
+ * its stdin closes (the AT Protocol network does) never outlives a test process that was killed.
+ */
 export function spawnLogged(
   entry: string,
   env: Record<string, string>,
   readyLine: string,
   name: string,
+  options: { stdin?: 'ignore' | 'pipe' } = {},
 ): LoggedProcess {
-  const child = spawn(process.execPath, [entry], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [entry], { env, stdio: [options.stdin ?? 'ignore', 'pipe', 'pipe'] });
   let output = '';
   const exited = new Promise<ProcessExit>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal: signal as NodeJS.Signals | null })),

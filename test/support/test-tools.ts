@@ -1,0 +1,177 @@
+/**
+ * The heavy test-only tools, kept out of the platform's own `npm ci`: `test-tools/atproto/` is a package of
+ * its own (package.json and package-lock.json, nothing else) pinning `@atproto/dev-env`, a real AT Protocol
+ * network (PLC directory, PDS, AppView) for the Bluesky tests: ~660 packages, ~480 MB.
+ *
+ * It is installed outside the checkout, like the Go tools, in `TOOLS_DIR/atproto-test-tools-<key>/` where the
+ * key hashes the package files and the Node ABI its native module is built for: CI (which keeps `TOOLS_DIR`
+ * between runs of clean clones) and every worktree of a machine share one copy, and a changed lock or Node
+ * installs a new one. `ensureAtprotoTestTools()` returns at once when the copy for the current key is complete,
+ * else runs `npm ci` there; `npm run test-tools:install` (which `.ci/run` calls) and the jest global set-up both
+ * call it, so a first test run on a fresh machine installs it.
+ *
+ * Nothing is downloaded but npm packages:
+ * - `better-sqlite3` (the PDS's database) runs `prebuild-install`, which fetches a prebuilt binary from GitHub;
+ *   `npm_config_build_from_source=better-sqlite3` makes it compile from source instead (node-gyp, so a C++
+ *   compiler, make and Python must be present).
+ * - node-gyp downloads Node's C headers unless told where they are: `npm_config_nodedir` points at the headers
+ *   of the Node running this (the project's pinned Node ships them in `node_modules/node`), which is also the
+ *   Node the tests run the network with, so the compiled module fits it.
+ * - The other install scripts in the tree are denied in the package's `allowScripts` (npm skips them): sharp's
+ *   (it would try a source build; its prebuilt binary comes as an npm package), core-js's banner and
+ *   protobufjs's version warning.
+ */
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { pollUntil } from './poll.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const PACKAGE = path.join(ROOT, 'test-tools', 'atproto');
+const PACKAGE_FILES = ['package.json', 'package-lock.json'];
+
+/** Changes whenever what is installed would: the package files, or the Node ABI better-sqlite3 is built for. */
+function installKey(): string {
+  const hash = createHash('sha256');
+  for (const file of PACKAGE_FILES) hash.update(readFileSync(path.join(PACKAGE, file)));
+  hash.update(`${process.platform}-${process.arch}-node-abi-${process.versions.modules}`);
+  return hash.digest('hex');
+}
+
+/** A folder whose `include/node` holds the C headers of exactly the running Node. */
+function nodeHeadersDir(): string {
+  const candidates = [
+    // An official Node layout: bin/node next to include/node (the `node-<platform>-<arch>` npm package too).
+    path.resolve(path.dirname(realpathSync(process.execPath)), '..'),
+    // The project's pinned Node: node_modules/node/bin/node is a copy of this package's bin/node. The `node`
+    // package installs it with a script of its own, outside the lock, so a later `npm install <pkg>` prunes it
+    // (the binary stays): `npm rebuild node` or `npm ci` brings it back.
+    path.join(ROOT, 'node_modules', 'node', 'node_modules', `node-${process.platform}-${process.arch}`),
+  ];
+  for (const dir of candidates) {
+    const header = path.join(dir, 'include', 'node', 'node_version.h');
+    if (!existsSync(header)) continue;
+    const text = readFileSync(header, 'utf8');
+    const version = ['MAJOR', 'MINOR', 'PATCH']
+      .map((part) => new RegExp(`#define NODE_${part}_VERSION (\\d+)`).exec(text)?.[1])
+      .join('.');
+    if (version === process.versions.node) return dir;
+  }
+  throw new Error(
+    `No C headers for Node ${process.versions.node} (looked in ${candidates.join(', ')}); node-gyp would download ` +
+      'them. Run this with the project’s Node (`npm run test-tools:install` does); if it says so anyway, ' +
+      '`npm rebuild node` restores the headers of the pinned Node.',
+  );
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** One install of a key at a time (concurrent test runs, or worktrees sharing TOOLS_DIR, would race). */
+async function withInstallLock<T>(lock: string, work: () => Promise<T>): Promise<T> {
+  const tryLock = async (): Promise<boolean> => {
+    try {
+      await fs.writeFile(lock, String(process.pid), { flag: 'wx' });
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const holder = Number(await fs.readFile(lock, 'utf8').catch(() => ''));
+      // A lock whose process is gone was left by a killed install: take it over.
+      if (holder > 0 && !alive(holder)) await fs.rm(lock, { force: true });
+      return false;
+    }
+  };
+  await pollUntil(tryLock, (locked) => locked, {
+    timeoutMs: 20 * 60_000,
+    intervalMs: 1_000,
+    timeoutMessage: `another install held ${lock} for 20 minutes`,
+  });
+  try {
+    return await work();
+  } finally {
+    await fs.rm(lock, { force: true });
+  }
+}
+
+async function npmCi(dir: string, log: (line: string) => void): Promise<void> {
+  const env = {
+    ...process.env,
+    // The Node running this first on PATH: lifecycle scripts and node-gyp run with it.
+    PATH: [path.dirname(process.execPath), process.env.PATH ?? ''].join(path.delimiter),
+    npm_config_build_from_source: 'better-sqlite3',
+    npm_config_nodedir: nodeHeadersDir(),
+  };
+  let output = '';
+  const code = await new Promise<number | null>((resolve, reject) => {
+    const child = spawn('npm', ['ci', '--no-audit', '--no-fund'], {
+      cwd: dir,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    child.once('error', reject);
+    child.once('exit', resolve);
+  });
+  if (code !== 0) {
+    throw new Error(`npm ci in ${dir} exited with code ${code}:\n${output.split('\n').slice(-60).join('\n')}`);
+  }
+  log(output.trim().split('\n').at(-1) ?? '');
+}
+
+/** The native module must load in this Node, or every PDS would fail at start with an ABI error. */
+async function checkNativeModule(dir: string): Promise<void> {
+  const probe = "import Database from 'better-sqlite3'; new Database(':memory:').close();";
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', probe], {
+      cwd: dir,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    child.once('error', reject);
+    child.once('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`better-sqlite3 does not load in Node ${process.version}:\n${stderr}`)),
+    );
+  });
+}
+
+/**
+ * Installs `test-tools/atproto` into `toolsDir` unless the copy for the current package files and Node is there
+ * already; returns its `node_modules` folder.
+ */
+export async function ensureAtprotoTestTools(options: {
+  toolsDir: string;
+  onLog?: (line: string) => void;
+}): Promise<string> {
+  const log = options.onLog ?? (() => undefined);
+  const key = installKey();
+  const dir = path.join(options.toolsDir, `atproto-test-tools-${key.slice(0, 16)}`);
+  // Written last by a complete install, and holding the full key.
+  const stamp = path.join(dir, 'installed');
+  const installed = () => existsSync(stamp) && readFileSync(stamp, 'utf8') === key;
+  if (installed()) return path.join(dir, 'node_modules');
+  await fs.mkdir(options.toolsDir, { recursive: true });
+  return withInstallLock(`${dir}.lock`, async () => {
+    // Another run may have finished the install while we waited for the lock.
+    if (installed()) return path.join(dir, 'node_modules');
+    const started = Date.now();
+    log(`installing test-tools/atproto into ${dir} (npm ci, better-sqlite3 built from source; a few minutes)…`);
+    await fs.rm(dir, { recursive: true, force: true });
+    await fs.mkdir(dir, { recursive: true });
+    for (const file of PACKAGE_FILES) await fs.copyFile(path.join(PACKAGE, file), path.join(dir, file));
+    await npmCi(dir, log);
+    await checkNativeModule(dir);
+    await fs.writeFile(stamp, key);
+    log(`installed test-tools/atproto in ${Math.round((Date.now() - started) / 1000)} s`);
+    return path.join(dir, 'node_modules');
+  });
+}
