@@ -22,7 +22,7 @@ export const FilmId = idSchema('fcm', 'film commission');
 export const HttpUrl = z
   .string()
   .trim()
-  .max(2048)
+  .max(2048, 'must be at most 2048 characters')
   .refine((value) => /^https?:\/\//i.test(value) && URL.canParse(value), 'must be an absolute http(s) URL');
 
 /** An ISO 8601 date-time with an offset (`2026-12-01T00:00:00Z`). */
