@@ -3,7 +3,7 @@
  * its advertised fields from the same atoms (adding descriptions on top).
  */
 import { z } from 'zod';
-import { HttpUrl, IsoDateTime, ProductId } from '../shared/schemas.ts';
+import { GoalKey, HttpUrl, IsoDateTime, ProductId } from '../shared/schemas.ts';
 import { CHANNELS } from './campaign.entity.ts';
 import { VARIANT_STATUSES } from './variant.entity.ts';
 
@@ -41,7 +41,7 @@ export const CampaignFields = z.object({
   productIds: z.array(ProductId).max(20, 'at most 20 products').optional(),
   channels: z.array(z.enum(CHANNELS)).max(3).optional(),
   conversionGoals: z
-    .array(z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'each goal must be 1–64 letters, digits, _ . : -'))
+    .array(GoalKey)
     .max(10, 'at most 10 goals')
     .transform((goals) => [...new Set(goals)])
     .optional(),
