@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import { ChannelFieldsSchema, ImageRefSchema } from '../../domain/campaigns/campaign-schemas.ts';
+import {
+  ChannelFieldsSchema,
+  DeploymentFields,
+  DeploymentUpdate,
+  ImageRefSchema,
+} from '../../domain/campaigns/campaign-schemas.ts';
 import { CHANNELS } from '../../domain/campaigns/campaign.entity.ts';
 import { DEPLOYMENT_STATUSES } from '../../domain/campaigns/deployment.entity.ts';
 import { VARIANT_STATUSES } from '../../domain/campaigns/variant.entity.ts';
@@ -254,14 +259,7 @@ export default defineTool({
     deploy: defineAction({
       summary: 'place a published campaign in a zone (zoneId; optional priority and schedule).',
       permission: 'content:write',
-      input: z.object({
-        action: z.literal('deploy'),
-        campaignId: Ids.campaign,
-        zoneId: Ids.zone,
-        priority: z.number().int().optional(),
-        startsAt: z.string().nullish(),
-        endsAt: z.string().nullish(),
-      }),
+      input: DeploymentFields.extend({ action: z.literal('deploy'), campaignId: Ids.campaign, zoneId: Ids.zone }),
       async run(ctx, { action: _a, ...args }) {
         const deployment = await ctx.services.campaigns.deploy(ctx.scope, args);
         return {
@@ -273,13 +271,10 @@ export default defineTool({
     update_deployment: defineAction({
       summary: 'pause, resume or end a deployment, or change its priority or schedule.',
       permission: 'content:write',
-      input: z.object({
+      input: DeploymentUpdate.omit({ status: true }).extend({
         action: z.literal('update_deployment'),
         deploymentId: Ids.deployment,
-        deploymentStatus: z.enum(DEPLOYMENT_STATUSES).optional(),
-        priority: z.number().int().optional(),
-        startsAt: z.string().nullish(),
-        endsAt: z.string().nullish(),
+        deploymentStatus: DeploymentUpdate.shape.status,
       }),
       async run(ctx, { action: _a, deploymentId, deploymentStatus, ...args }) {
         const deployment = await ctx.services.campaigns.updateDeployment(ctx.scope, deploymentId, {
