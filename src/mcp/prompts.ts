@@ -9,6 +9,7 @@
  */
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import { CHANNELS } from '../domain/campaigns/campaign.entity.ts';
 import { CampaignId, HttpUrl, ProductId } from '../domain/shared/schemas.ts';
 
 export interface PromptArgument {
@@ -33,10 +34,11 @@ const text = (max: number) =>
   z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
 // Ids and URLs are the domain's own; an id typed into a client's prompt form may carry stray spaces.
 const trimmed = (id: z.ZodString) => z.string().trim().pipe(id);
+const channel = `(${CHANNELS.join('|')})`;
 const channelList = z
   .string()
   .trim()
-  .regex(/^(web|email|social)(\s*,\s*(web|email|social))*$/, 'must be a comma-separated list of web, email, social');
+  .regex(new RegExp(`^${channel}(\\s*,\\s*${channel})*$`), `must be a comma-separated list of ${CHANNELS.join(', ')}`);
 const windowArg = z.enum(['7d', '28d', '90d'], { error: 'must be one of 7d, 28d, 90d' });
 
 const arg = (name: string, description: string, schema: z.ZodType<string>, required = false): PromptArgument => ({

@@ -138,7 +138,7 @@ describe('prompts', () => {
     }
   });
 
-  it('check ids and URLs with the domain’s schemas, trimming what a person typed around an id', () => {
+  it('check ids, URLs and channels with the domain’s schemas, trimming what a person typed around an id', () => {
     const brief = PROMPTS.find((p) => p.name === 'campaign_brief')!;
     const text = getPrompt(brief, { goal: 'Sell linen', productId: '  prd_01JA0000000000000000000000 ' }).messages[0]!
       .content.text;
@@ -149,5 +149,12 @@ describe('prompts', () => {
     expect(() =>
       getPrompt(brief, { goal: 'Sell linen', productUrl: `https://shop.example/${'p'.repeat(2048)}` }),
     ).toThrow('productUrl: must be at most 2048 characters');
+    // The channel list is the campaigns' own.
+    expect(getPrompt(brief, { goal: 'g', channels: 'web , email,social' }).messages[0]!.content.text).toContain(
+      '"channels":["web","email","social"]',
+    );
+    expect(() => getPrompt(brief, { goal: 'g', channels: 'web,fax' })).toThrow(
+      'channels: must be a comma-separated list of web, email, social',
+    );
   });
 });
