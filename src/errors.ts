@@ -212,14 +212,15 @@ export class RateLimitedError extends AppError {
 }
 
 /**
- * A refusal of the HTTP edge itself (unreadable body, wrong media type, a foreign Origin): the request never
- * reached a domain service. `details` are shown (e.g. the body limit).
+ * A refusal of the HTTP edge itself (unreadable body, wrong media type, a foreign Origin, a path or file that
+ * is not there): the request never reached a domain service. `details` are shown (e.g. the body limit).
  */
 export class RequestRefusedError extends AppError {
   constructor(
     code: Extract<
       ErrorCode,
       | 'bad_request'
+      | 'not_found'
       | 'payload_too_large'
       | 'parse_error'
       | 'forbidden_key'

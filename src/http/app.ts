@@ -1,7 +1,8 @@
 /**
  * The one Koa application, dispatching by Host to the four sites: the root public site, the platform
- * (tool server + dashboard), the authorization server and brand sites. An unknown host gets 404 before any
- * other work (this is also what defeats DNS rebinding: a rebound name never matches a configured host).
+ * (tool server + dashboard), the authorization server and brand sites. Any other host name is looked up as a
+ * verified custom domain, and gets 404 from the brand host when it is none (this is also what defeats DNS
+ * rebinding: a rebound name never matches a configured host or a verified domain).
  */
 import type http from 'node:http';
 import Koa from 'koa';
@@ -153,7 +154,8 @@ export function createHttpApp(container: Container): HttpApp {
     }),
   });
 
-  const sites: Partial<Record<Site['kind'], Koa.Middleware>> = { platform, auth, root };
+  // Every other kind of site has its handler here, so no host falls between them.
+  const sites: Record<Exclude<Site['kind'], 'brand' | 'unknown'>, Koa.Middleware> = { platform, auth, root };
 
   app.use(requestId());
   app.use(errorBoundary(log));
@@ -162,13 +164,7 @@ export function createHttpApp(container: Container): HttpApp {
     ctx.state.site = site;
     // Brand subdomains, and any other name (a custom domain is looked up; an unknown one gets 404 there).
     if (site.kind === 'brand' || site.kind === 'unknown') return brand(ctx, site);
-    const handler = sites[site.kind];
-    if (!handler) {
-      ctx.status = 404;
-      ctx.body = { error: 'not_found', error_description: `No site is served at ${ctx.hostname || 'this host'}` };
-      return;
-    }
-    await handler(ctx, next);
+    await sites[site.kind](ctx, next);
   });
 
   const fastPath = createBrandFastPath({

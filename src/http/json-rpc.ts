@@ -12,6 +12,3 @@ export function jsonRpcError(
   ctx.type = 'application/json';
   ctx.body = { jsonrpc: '2.0', error: { code, message, ...(data ? { data } : {}) }, id: null };
 }
-
-/** Implementation-defined JSON-RPC server error, used for HTTP-level refusals (auth, origin, rate limit). */
-export const JSON_RPC_SERVER_ERROR = -32000;

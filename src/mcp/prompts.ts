@@ -9,6 +9,8 @@
  */
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import { CHANNELS } from '../domain/campaigns/campaign.entity.ts';
+import { CampaignId, HttpUrl, ProductId } from '../domain/shared/schemas.ts';
 
 export interface PromptArgument {
   name: string;
@@ -30,20 +32,13 @@ export interface PromptDefinition {
 
 const text = (max: number) =>
   z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
-const idOf = (prefix: string, what: string) =>
-  z
-    .string()
-    .trim()
-    .regex(new RegExp(`^${prefix}_[0-9A-HJKMNP-TV-Z]{26}$`), `must be a ${what} id (${prefix}_…)`);
-const httpUrl = z
-  .string()
-  .trim()
-  .max(2048)
-  .refine((value) => /^https?:\/\//i.test(value) && URL.canParse(value), 'must be an absolute http(s) URL');
+// Ids and URLs are the domain's own; an id typed into a client's prompt form may carry stray spaces.
+const trimmed = (id: z.ZodString) => z.string().trim().pipe(id);
+const channel = `(${CHANNELS.join('|')})`;
 const channelList = z
   .string()
   .trim()
-  .regex(/^(web|email|social)(\s*,\s*(web|email|social))*$/, 'must be a comma-separated list of web, email, social');
+  .regex(new RegExp(`^${channel}(\\s*,\\s*${channel})*$`), `must be a comma-separated list of ${CHANNELS.join(', ')}`);
 const windowArg = z.enum(['7d', '28d', '90d'], { error: 'must be one of 7d, 28d, 90d' });
 
 const arg = (name: string, description: string, schema: z.ZodType<string>, required = false): PromptArgument => ({
@@ -75,8 +70,8 @@ export const PROMPTS: readonly PromptDefinition[] = [
       'From a product (page URL or product id) and a goal to a generated, reviewed, published and deployed campaign (recipe 1).',
     arguments: [
       arg('goal', "What the campaign should achieve, in the user's words.", text(500), true),
-      arg('productUrl', 'A public product page to import (use this or productId).', httpUrl),
-      arg('productId', 'An existing product (prd_…).', idOf('prd', 'product')),
+      arg('productUrl', 'A public product page to import (use this or productId).', HttpUrl),
+      arg('productId', 'An existing product (prd_…).', trimmed(ProductId)),
       arg('audience', 'Who the campaign speaks to.', text(300)),
       arg('channels', 'Comma-separated channels: web, email, social.', channelList),
     ],
@@ -120,7 +115,7 @@ export const PROMPTS: readonly PromptDefinition[] = [
     description:
       'A recurring report: summary first, then per-variant performance and winners, summarised per campaign (recipe 2, steps 1–3).',
     arguments: [
-      arg('campaignId', 'Focus on one campaign (cmp_…); omit for the whole workspace.', idOf('cmp', 'campaign')),
+      arg('campaignId', 'Focus on one campaign (cmp_…); omit for the whole workspace.', trimmed(CampaignId)),
       arg('window', 'Reporting window: 7d, 28d or 90d (default 7d).', windowArg),
     ],
     tools: ['get_platform_info', 'query_analytics'],
@@ -175,7 +170,7 @@ export const PROMPTS: readonly PromptDefinition[] = [
     description:
       "Improve a campaign's variants against its performance and the brand voice; edits are proposed as a diff and applied on approval.",
     arguments: [
-      arg('campaignId', 'The campaign to optimise (cmp_…).', idOf('cmp', 'campaign'), true),
+      arg('campaignId', 'The campaign to optimise (cmp_…).', trimmed(CampaignId), true),
       arg('focus', 'What to improve, e.g. "clearer call to action".', text(300)),
     ],
     tools: ['query_brand', 'query_campaigns', 'query_analytics', 'manage_campaigns'],
@@ -199,7 +194,7 @@ export const PROMPTS: readonly PromptDefinition[] = [
     description:
       "Regenerate a campaign's images with AI and render stills of its variants; costs credits, confirmed first.",
     arguments: [
-      arg('campaignId', 'The campaign whose images to (re)create (cmp_…).', idOf('cmp', 'campaign'), true),
+      arg('campaignId', 'The campaign whose images to (re)create (cmp_…).', trimmed(CampaignId), true),
       arg('style', 'Art direction for the images, e.g. "sunlit, minimal, lots of white space".', text(300)),
     ],
     tools: ['query_brand', 'query_campaigns', 'generate_campaign', 'render_video', 'query_video'],
@@ -222,7 +217,7 @@ export const PROMPTS: readonly PromptDefinition[] = [
     title: 'Platform onboarding',
     description:
       'First session in a workspace: learn the workspace, set up the brand, the first product and a brand page with zones.',
-    arguments: [arg('website', "The brand's public website, to prefill the profile.", httpUrl)],
+    arguments: [arg('website', "The brand's public website, to prefill the profile.", HttpUrl)],
     tools: [
       'get_platform_info',
       'query_brand',

@@ -144,6 +144,20 @@ describe('pages and markdown twins', () => {
     const post = await testFetch(`${site}${campaignPath}`, { method: 'POST', body: 'x' });
     expect(post.status).toBe(405);
   });
+
+  test('refusals take the error boundary’s form: 404 never cached, 405 with the methods the path allows', async () => {
+    const missing = await get('/no/such/page');
+    expect(missing.headers.get('cache-control')).toBe('no-store');
+    expect(await missing.json()).toEqual({ error: 'not_found', error_description: 'No page at /no/such/page' });
+    const post = await testFetch(`${site}${campaignPath}`, { method: 'POST', body: 'x' });
+    expect(post.headers.get('allow')).toBe('GET, HEAD');
+    expect(await post.json()).toEqual({ error: 'method_not_allowed', error_description: 'POST is not allowed here' });
+    // The beacon endpoint takes POST only, and says so in the same form as every other path.
+    const read = await get('/_cp/events');
+    expect(read.status).toBe(405);
+    expect(read.headers.get('allow')).toBe('POST');
+    expect(await read.json()).toEqual({ error: 'method_not_allowed', error_description: 'GET is not allowed here' });
+  });
 });
 
 describe('beacons and impressions', () => {

@@ -601,6 +601,19 @@ describe('POST /ask', () => {
     const get = await fetch(`${server.base}/ask?query=hi`, { headers: { 'x-test-address': visitor() } });
     expect(get.status).toBe(405);
     expect(get.headers.get('allow')).toBe('POST, OPTIONS');
+    // /a2a refuses in JSON-RPC, the form its clients parse.
+    const a2aGet = await fetch(`${server.base}/a2a`, { headers: { 'x-test-address': visitor() } });
+    expect(a2aGet.status).toBe(405);
+    expect(a2aGet.headers.get('allow')).toBe('POST, OPTIONS');
+    expect(await a2aGet.json()).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: {
+        code: -32000,
+        message: 'GET is not allowed here; send the question with POST',
+        data: { code: 'method_not_allowed' },
+      },
+    });
   });
 
   it('is not found when the brand turned the concierge off', async () => {
@@ -609,6 +622,7 @@ describe('POST /ask', () => {
     expect(response.json.error).toBe('concierge_disabled');
     const a2a = await rpc({ jsonrpc: '2.0', id: 1, method: 'message/send', params: {} }, { 'x-test-brand': 'quiet' });
     expect(a2a.status).toBe(404);
+    expect(a2a.json).toMatchObject({ jsonrpc: '2.0', id: null, error: { data: { code: 'concierge_disabled' } } });
   });
 
   it('records each question as an anonymous event', async () => {
@@ -691,12 +705,22 @@ describe('rate limit', () => {
     expect(refused.json).toEqual({
       error: 'rate_limited',
       error_description: `Too many questions: at most ${PER_MINUTE} per minute. Retry in ${retryAfter} second(s).`,
-      retryAfterSeconds: retryAfter,
+      details: { retryAfterSeconds: retryAfter },
     });
     // The A2A binding shares the budget and answers in JSON-RPC.
     const a2a = await rpc({ jsonrpc: '2.0', id: 1, method: 'message/send', params: {} }, headers);
     expect(a2a.status).toBe(429);
     expect(a2a.json.error).toMatchObject({ code: -32000, data: { code: 'rate_limited' } });
+    const a2aRetryAfter = Number(a2a.headers.get('retry-after'));
+    expect(a2a.json).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: {
+        code: -32000,
+        message: `Too many questions: at most ${PER_MINUTE} per minute. Retry in ${a2aRetryAfter} second(s).`,
+        data: { code: 'rate_limited', retryAfterSeconds: a2aRetryAfter },
+      },
+    });
 
     // Another brand visited from the same address, and another address, have budgets of their own.
     expect((await ask({ query: 'shipping' }, { ...headers, 'x-test-brand': 'other' })).status).toBe(200);

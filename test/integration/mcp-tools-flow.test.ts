@@ -243,6 +243,20 @@ describe.each(clients)('%s', (label, connect) => {
     ).toMatchObject({ variantCount: 2, activeDeployments: 0 });
   });
 
+  it('refuses a deployment schedule that is not an ISO date-time, naming the field, and changes nothing', async () => {
+    const refused = await client.callTool('manage_campaigns', {
+      action: 'update_deployment',
+      deploymentId: ids.deployment,
+      startsAt: 'next tuesday',
+    });
+    expect(code(refused)).toBe('validation_failed');
+    expect(refused.content[0]!.text).toContain('startsAt: must be an ISO 8601 date-time');
+    const [deployment] = ok(
+      await client.callTool('query_campaigns', { action: 'deployments', campaignId: ids.campaign }),
+    ).deployments;
+    expect(deployment).toMatchObject({ id: ids.deployment, startsAt: null });
+  });
+
   it('republishes the brand site through the republish workflow after publish, deploy and variant saves', async () => {
     const connection = platform.container.orm.em.getConnection();
     type Publication = { version: number; snapshot: { campaigns: { id: string; variants: { headline: string }[] }[] } };

@@ -6,7 +6,7 @@
 import type { z } from 'zod';
 import { PERMISSIONS } from '../../src/auth/permissions.ts';
 import { DEFAULT_TOOLS, PROFILES, SELECTABLE_PROFILES } from '../../src/mcp/profiles.ts';
-import { PROMPTS } from '../../src/mcp/prompts.ts';
+import { getPrompt, PROMPTS } from '../../src/mcp/prompts.ts';
 import { ALL_TOOLS, CATALOGUE } from '../../src/mcp/registry.ts';
 
 const listing = (profile: string) => CATALOGUE.get(profile)!.listing;
@@ -136,5 +136,25 @@ describe('prompts', () => {
       const recipe = prompt.recipe(args);
       for (const tool of prompt.tools) expect(recipe).toContain(`\`${tool} {`);
     }
+  });
+
+  it('check ids, URLs and channels with the domain’s schemas, trimming what a person typed around an id', () => {
+    const brief = PROMPTS.find((p) => p.name === 'campaign_brief')!;
+    const text = getPrompt(brief, { goal: 'Sell linen', productId: '  prd_01JA0000000000000000000000 ' }).messages[0]!
+      .content.text;
+    expect(text).toContain('"productId":"prd_01JA0000000000000000000000"');
+    expect(() => getPrompt(brief, { goal: 'Sell linen', productId: 'cmp_01JA0000000000000000000000' })).toThrow(
+      'Invalid arguments for prompt campaign_brief: productId: must be a product id (prd_…)',
+    );
+    expect(() =>
+      getPrompt(brief, { goal: 'Sell linen', productUrl: `https://shop.example/${'p'.repeat(2048)}` }),
+    ).toThrow('productUrl: must be at most 2048 characters');
+    // The channel list is the campaigns' own.
+    expect(getPrompt(brief, { goal: 'g', channels: 'web , email,social' }).messages[0]!.content.text).toContain(
+      '"channels":["web","email","social"]',
+    );
+    expect(() => getPrompt(brief, { goal: 'g', channels: 'web,fax' })).toThrow(
+      'channels: must be a comma-separated list of web, email, social',
+    );
   });
 });

@@ -130,6 +130,7 @@ export function interactionRoutes(deps: InteractionDeps): Router {
     const client = await deps.provider.Client.find(String(details.params.client_id));
     const clientName = client?.clientName ?? 'An application';
     if (!deps.csrf.verifyAnonymous(ctx, body._csrf)) {
+      // Answered here, not thrown: a person's browser gets this form again with the error, not the boundary's JSON.
       ctx.status = 403;
       ctx.type = 'html';
       ctx.body = loginPage({
@@ -150,6 +151,7 @@ export function interactionRoutes(deps: InteractionDeps): Router {
         details: { via: 'oauth', email: String(body.email ?? '').slice(0, 320), throttled: outcome.throttled },
         ip: ctx.ip,
       });
+      // Answered here, not thrown: a person's browser gets this form again with the error, not the boundary's JSON.
       ctx.status = outcome.throttled ? 429 : 401;
       ctx.type = 'html';
       ctx.body = loginPage({
@@ -180,12 +182,14 @@ export function interactionRoutes(deps: InteractionDeps): Router {
     const details = await deps.provider.interactionDetails(ctx.req, ctx.res);
     const body = ctx.request.body as Record<string, string>;
     if (!deps.csrf.verifyAnonymous(ctx, body._csrf)) {
+      // Answered here, not thrown: a person's browser gets this form again with the error, not the boundary's JSON.
       ctx.status = 403;
       await renderConsent(ctx, details, 'The form expired. Please try again.');
       return;
     }
     const accountId = details.session?.accountId;
     if (!accountId || details.prompt.name !== 'consent') {
+      // Answered here, not thrown: a person's browser gets this form again with the error, not the boundary's JSON.
       ctx.status = 400;
       await renderConsent(ctx, details, 'Please sign in again.');
       return;
@@ -193,6 +197,7 @@ export function interactionRoutes(deps: InteractionDeps): Router {
     const workspaces = await workspacesOf(accountId);
     const chosen = workspaces.find((workspace) => workspace.id === body.workspace);
     if (!chosen) {
+      // Answered here, not thrown: a person's browser gets this form again with the error, not the boundary's JSON.
       ctx.status = 400;
       await renderConsent(ctx, details, 'Choose one of your workspaces for this connection.');
       return;
@@ -243,6 +248,7 @@ export function interactionRoutes(deps: InteractionDeps): Router {
   router.post('/abort', form, async (ctx) => {
     const body = ctx.request.body as Record<string, string>;
     if (!deps.csrf.verifyAnonymous(ctx, body._csrf)) {
+      // Answered here, not thrown: a person's browser shows this sentence, not the boundary's JSON.
       ctx.status = 403;
       ctx.body = 'The form expired. Please go back and try again.';
       return;

@@ -10,7 +10,9 @@
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import type { Middleware } from 'koa';
+import { RequestRefusedError } from '../../errors.ts';
 
+/** oidc-provider's own body limit: a larger body would be refused there anyway. */
 const LIMIT = 56 * 1024;
 
 export function registrationDefaults(): Middleware {
@@ -21,9 +23,7 @@ export function registrationDefaults(): Middleware {
     for await (const chunk of ctx.req) {
       size += (chunk as Buffer).length;
       if (size > LIMIT) {
-        ctx.status = 413;
-        ctx.body = { error: 'invalid_request', error_description: 'registration request too large' };
-        return;
+        throw new RequestRefusedError('payload_too_large', 'registration request too large', { limitBytes: LIMIT });
       }
       chunks.push(chunk as Buffer);
     }
@@ -31,9 +31,7 @@ export function registrationDefaults(): Middleware {
     try {
       body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
     } catch {
-      ctx.status = 400;
-      ctx.body = { error: 'invalid_client_metadata', error_description: 'the registration body is not valid JSON' };
-      return;
+      throw new RequestRefusedError('invalid_client_metadata', 'the registration body is not valid JSON');
     }
     if (body && typeof body === 'object' && !Array.isArray(body)) {
       const metadata = body as Record<string, unknown>;

@@ -7,21 +7,17 @@ import { z } from 'zod';
 import type { PublishedSite } from '../../public/brand-site/site-model.ts';
 import { eventTimeOf } from './event-ids.ts';
 import { AppError } from '../../errors.ts';
+import { CampaignId, GoalKey, SurfaceId, VariantId, ZoneId } from '../shared/schemas.ts';
 import type { SiteEvent } from './site-events.ts';
-
-const Id = z.string().regex(/^[a-z]{2,4}_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be an id');
 
 const BeaconEvent = z.strictObject({
   type: z.enum(['impression', 'click', 'conversion']),
   eventId: z.string().max(36),
-  campaignId: Id.optional(),
-  variantId: Id.optional(),
-  zoneId: Id.optional(),
-  surfaceId: Id.optional(),
-  goal: z
-    .string()
-    .regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'must be 1–64 letters, digits, _ . : -')
-    .optional(),
+  campaignId: CampaignId.optional(),
+  variantId: VariantId.optional(),
+  zoneId: ZoneId.optional(),
+  surfaceId: SurfaceId.optional(),
+  goal: GoalKey.optional(),
   value: z.number().finite().min(0).max(1_000_000_000).optional(),
 });
 type BeaconEvent = z.infer<typeof BeaconEvent>;

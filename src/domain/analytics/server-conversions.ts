@@ -10,31 +10,26 @@ import { z } from 'zod';
 import { Campaign } from '../campaigns/campaign.entity.ts';
 import { Variant } from '../campaigns/variant.entity.ts';
 import { ValidationError } from '../../errors.ts';
-import { CampaignId, VariantId } from '../shared/schemas.ts';
+import { CampaignId, GoalKey, IsoDateTime, VariantId } from '../shared/schemas.ts';
 import type { WorkspaceScope } from '../shared/scope.ts';
 import { eventTimeOf } from './event-ids.ts';
-import type { SiteEvent } from './site-events.ts';
+import { VISITOR_ID, type SiteEvent } from './site-events.ts';
 
 export const MAX_SERVER_CONVERSIONS = 100;
 /** How far back a server may date a conversion (an order confirmed later), and how far ahead (clock skew). */
 const MAX_AGE_MS = 7 * 86_400_000;
 const MAX_SKEW_MS = 5 * 60_000;
 
-export const GOAL_KEY = /^[A-Za-z0-9_.:-]{1,64}$/;
-
 const Conversion = z.strictObject({
   eventId: z.uuid('must be a UUID (your idempotency key for this conversion)'),
   sessionId: z
     .string()
-    .regex(
-      /^[A-Za-z0-9_-]{22}$/,
-      "must be the visitor's cp_vid (22 characters, as the call-to-action hand-off passed it)",
-    ),
-  goal: z.string().regex(GOAL_KEY, 'must be 1–64 letters, digits, _ . : -'),
+    .regex(VISITOR_ID, "must be the visitor's cp_vid (22 characters, as the call-to-action hand-off passed it)"),
+  goal: GoalKey,
   value: z.number().finite().min(0).max(1_000_000_000).optional(),
   campaignId: CampaignId.optional(),
   variantId: VariantId.optional(),
-  occurredAt: z.iso.datetime({ offset: true, message: 'must be an ISO-8601 date-time' }).optional(),
+  occurredAt: IsoDateTime.optional(),
 });
 
 const Body = z.strictObject({

@@ -3,6 +3,12 @@
  * conversions and concierge questions. Sessions are first-party and anonymous (a random id in a cookie).
  * Every event carries an idempotent `eventId`: recording the same id twice counts once.
  */
+/**
+ * The shape of a session id: the brand site's anonymous visitor id (the `cp_vid` cookie, 16 random bytes in
+ * base64url), which a server reporting a conversion passes back.
+ */
+export const VISITOR_ID = /^[A-Za-z0-9_-]{22}$/;
+
 export const SITE_EVENT_TYPES = ['impression', 'click', 'conversion', 'concierge_question'] as const;
 export type SiteEventType = (typeof SITE_EVENT_TYPES)[number];
 

@@ -1,10 +1,12 @@
 /**
- * What the campaigns area accepts, defined once: the service parses with these, and `manage_campaigns` builds
- * its advertised fields from the same atoms (adding descriptions on top).
+ * What the campaigns area accepts, defined once: the services parse with these, `manage_campaigns` parses each
+ * action with them (which fields an action takes, and which it requires, is decided here) and builds its
+ * advertised fields from the same atoms (adding descriptions on top).
  */
 import { z } from 'zod';
-import { HttpUrl, IsoDateTime, ProductId } from '../shared/schemas.ts';
+import { GoalKey, HttpUrl, IsoDateTime, ProductId } from '../shared/schemas.ts';
 import { CHANNELS } from './campaign.entity.ts';
+import { DEPLOYMENT_STATUSES } from './deployment.entity.ts';
 import { VARIANT_STATUSES } from './variant.entity.ts';
 
 export { CampaignId, DeploymentId, ProductId, VariantId, ZoneId } from '../shared/schemas.ts';
@@ -41,7 +43,7 @@ export const CampaignFields = z.object({
   productIds: z.array(ProductId).max(20, 'at most 20 products').optional(),
   channels: z.array(z.enum(CHANNELS)).max(3).optional(),
   conversionGoals: z
-    .array(z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'each goal must be 1–64 letters, digits, _ . : -'))
+    .array(GoalKey)
     .max(10, 'at most 10 goals')
     .transform((goals) => [...new Set(goals)])
     .optional(),
@@ -72,7 +74,19 @@ export const VariantFields = z.object({
 /** A variant's changes; `expectedVersion` refuses the save when someone else saved first. */
 export const VariantUpdate = VariantFields.partial().extend({ expectedVersion: z.number().int().min(1).optional() });
 
+/** A deployment's placement: its priority in a shared zone (higher wins) and its schedule. */
+export const DeploymentFields = z.object({
+  priority: z.number().int().min(-100).max(100).optional(),
+  startsAt: IsoDateTime.nullish(),
+  endsAt: IsoDateTime.nullish(),
+});
+
+/** A deployment's changes: the placement, and pausing, resuming or ending it. */
+export const DeploymentUpdate = DeploymentFields.extend({ status: z.enum(DEPLOYMENT_STATUSES).optional() });
+
 export type CampaignInput = z.input<typeof CampaignFields>;
 export type CampaignUpdateInput = z.input<typeof CampaignUpdate>;
 export type VariantInput = z.input<typeof VariantFields>;
 export type VariantUpdateInput = z.input<typeof VariantUpdate>;
+export type DeploymentInput = z.input<typeof DeploymentFields>;
+export type DeploymentUpdateInput = z.input<typeof DeploymentUpdate>;

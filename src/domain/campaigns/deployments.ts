@@ -12,10 +12,17 @@ import {
   type Page,
 } from '../shared/pagination.ts';
 import { ownedBy, type WorkspaceScope } from '../shared/scope.ts';
+import { parseInput } from '../shared/validate.ts';
 import { Zone } from '../surfaces/surface.entity.ts';
 import { findCampaign, type RepublishPort } from './campaigns.ts';
 import { checkSchedule } from './campaign-status.ts';
 import { iso } from './campaign-view.ts';
+import {
+  DeploymentFields,
+  DeploymentUpdate,
+  type DeploymentInput,
+  type DeploymentUpdateInput,
+} from './campaign-schemas.ts';
 import { Deployment, type DEPLOYMENT_STATUSES } from './deployment.entity.ts';
 
 export interface DeploymentView {
@@ -50,14 +57,9 @@ export function createDeploymentOperations(deps: { republish: RepublishPort }) {
   return {
     async deploy(
       scope: WorkspaceScope,
-      input: {
-        campaignId: string;
-        zoneId: string;
-        priority?: number;
-        startsAt?: string | null;
-        endsAt?: string | null;
-      },
+      input: { campaignId: string; zoneId: string } & DeploymentInput,
     ): Promise<DeploymentView> {
+      const data = parseInput(DeploymentFields, input, 'deployment');
       const campaign = await findCampaign(scope, input.campaignId);
       if (campaign.status !== 'published')
         throw new ConflictError(`Publish the campaign before deploying it (it is ${campaign.status})`);
@@ -73,8 +75,8 @@ export function createDeploymentOperations(deps: { republish: RepublishPort }) {
           `The campaign is already deployed to this zone (${duplicate.id}); use update_deployment`,
           { deploymentId: duplicate.id },
         );
-      const startsAt = input.startsAt ? new Date(input.startsAt) : null;
-      const endsAt = input.endsAt ? new Date(input.endsAt) : null;
+      const startsAt = data.startsAt ? new Date(data.startsAt) : null;
+      const endsAt = data.endsAt ? new Date(data.endsAt) : null;
       checkSchedule(startsAt, endsAt);
       const deployment = scope.em.create(Deployment, {
         ...ownedBy(scope),
@@ -82,7 +84,7 @@ export function createDeploymentOperations(deps: { republish: RepublishPort }) {
         surface: zone.surface,
         zone,
         status: 'active',
-        priority: input.priority ?? 0,
+        priority: data.priority ?? 0,
         startsAt,
         endsAt,
       });
@@ -94,21 +96,17 @@ export function createDeploymentOperations(deps: { republish: RepublishPort }) {
     async updateDeployment(
       scope: WorkspaceScope,
       deploymentId: string,
-      input: {
-        status?: (typeof DEPLOYMENT_STATUSES)[number];
-        priority?: number;
-        startsAt?: string | null;
-        endsAt?: string | null;
-      },
+      input: DeploymentUpdateInput,
     ): Promise<DeploymentView> {
+      const data = parseInput(DeploymentUpdate, input, 'deployment');
       const deployment = await scope.em.findOne(Deployment, { id: deploymentId });
       if (!deployment) throw new NotFoundError('Deployment', deploymentId);
       if (deployment.status === 'ended')
         throw new ConflictError('The deployment has ended; deploy the campaign again to place it anew');
-      if (input.status !== undefined) deployment.status = input.status;
-      if (input.priority !== undefined) deployment.priority = input.priority;
-      if (input.startsAt !== undefined) deployment.startsAt = input.startsAt ? new Date(input.startsAt) : null;
-      if (input.endsAt !== undefined) deployment.endsAt = input.endsAt ? new Date(input.endsAt) : null;
+      if (data.status !== undefined) deployment.status = data.status;
+      if (data.priority !== undefined) deployment.priority = data.priority;
+      if (data.startsAt !== undefined) deployment.startsAt = data.startsAt ? new Date(data.startsAt) : null;
+      if (data.endsAt !== undefined) deployment.endsAt = data.endsAt ? new Date(data.endsAt) : null;
       checkSchedule(deployment.startsAt, deployment.endsAt);
       await scope.em.flush();
       await deps.republish.requestRepublish(scope, `deployment ${deployment.id} updated`);

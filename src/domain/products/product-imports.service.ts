@@ -3,20 +3,14 @@
  * through the SSRF guard and imports its rows in batches. Imports are free; they are long, so they return a
  * job (and an MCP task handle) at once.
  */
-import { z } from 'zod';
 import type { JobsService } from '../jobs/jobs.service.ts';
 import type { Job } from '../jobs/job.entity.ts';
 import { newId } from '../shared/ids.ts';
+import { HttpUrl } from '../shared/schemas.ts';
 import type { WorkspaceScope } from '../shared/scope.ts';
 import { parseInput } from '../shared/validate.ts';
 
 export const PRODUCT_IMPORT_KIND = 'product_import';
-
-const CsvUrl = z
-  .string()
-  .trim()
-  .max(2048, 'must be at most 2048 characters')
-  .refine((value) => /^https?:\/\//i.test(value) && URL.canParse(value), 'must be an absolute http(s) URL');
 
 /** Whether a URL names a CSV file (by its path), the default for `format` when the caller gives none. */
 export function looksLikeCsv(url: string): boolean {
@@ -30,7 +24,7 @@ export function looksLikeCsv(url: string): boolean {
 export function createProductImportsService(deps: { jobs: JobsService }) {
   return {
     async startCsvImport(scope: WorkspaceScope, rawUrl: string): Promise<Job> {
-      const sourceUrl = parseInput(CsvUrl, rawUrl, 'sourceUrl');
+      const sourceUrl = parseInput(HttpUrl, rawUrl, 'sourceUrl');
       const jobId = newId('job');
       const { job } = await deps.jobs.start(scope, {
         jobId,

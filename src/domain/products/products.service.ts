@@ -13,16 +13,11 @@ import {
   toPage,
   type Page,
 } from '../shared/pagination.ts';
+import { HttpUrl } from '../shared/schemas.ts';
 import { ownedBy, type WorkspaceScope } from '../shared/scope.ts';
 import { parseInput } from '../shared/validate.ts';
 import { extractProductFromHtml } from './page-extraction.ts';
 import { Product } from './product.entity.ts';
-
-const HttpUrl = z
-  .string()
-  .trim()
-  .max(2048, 'must be at most 2048 characters')
-  .refine((value) => /^https?:\/\//i.test(value) && URL.canParse(value), 'must be an absolute http(s) URL');
 
 export const ProductFields = z.object({
   title: z.string().trim().min(1, 'must not be empty').max(300, 'must be at most 300 characters'),

@@ -6,6 +6,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { NotFoundError } from '../../errors.ts';
+import { WorkspaceId } from '../shared/schemas.ts';
 import { parseInput } from '../shared/validate.ts';
 import { CallCode } from './call-code.entity.ts';
 
@@ -36,10 +37,7 @@ export function createCallCodesService(deps: { selectableProfiles: readonly stri
     profile: z.enum(deps.selectableProfiles as [string, ...string[]], {
       error: `must be one of ${deps.selectableProfiles.join(', ')}`,
     }),
-    workspaceId: z
-      .string()
-      .regex(/^ws_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a workspace id')
-      .nullish(),
+    workspaceId: WorkspaceId.nullish(),
     note: z.string().trim().max(300).nullish(),
   });
 

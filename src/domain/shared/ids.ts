@@ -38,7 +38,9 @@ export function newId(kind: IdKind): string {
   return `${ID_PREFIXES[kind]}_${ulid()}`;
 }
 
-const ID_SHAPE = /^[a-z]{2,4}_[0-9A-HJKMNP-TV-Z]{26}$/;
+/** The ULID part of an id: 26 characters of Crockford base32. */
+export const ULID_PATTERN = '[0-9A-HJKMNP-TV-Z]{26}';
+const ID_SHAPE = new RegExp(`^[a-z]{2,4}_${ULID_PATTERN}$`);
 
 /** True when `value` has the shape of an id of this kind (it may still not exist). */
 export function isIdOf(kind: IdKind, value: string): boolean {

@@ -109,6 +109,7 @@ export function createDashboardKit(deps: DashboardDeps) {
       if (ctx.method === 'GET') {
         ctx.redirect(`/signin?next=${encodeURIComponent(ctx.originalUrl)}`);
       } else {
+        // Answered here, not thrown: a person's browser shows this sentence, not the boundary's JSON.
         ctx.status = 401;
         ctx.body = 'Your session ended. Sign in again.';
       }

@@ -20,12 +20,7 @@ export function toolServerOriginCheck(config: Config): Middleware {
   const allowedOrigins = new Set(config.allowedOrigins);
   return async (ctx, next) => {
     const origin = ctx.get('origin');
-    if (origin && !allowedOrigins.has(origin.replace(/\/+$/, ''))) {
-      throw new RequestRefusedError(
-        'forbidden_origin',
-        `Origin ${origin.slice(0, 200)} is not allowed to call this server`,
-      );
-    }
+    if (origin && !allowedOrigins.has(origin.replace(/\/+$/, ''))) throw foreignOrigin(origin);
     if (origin) {
       ctx.set('access-control-allow-origin', origin);
       ctx.set(
@@ -38,15 +33,23 @@ export function toolServerOriginCheck(config: Config): Middleware {
   };
 }
 
-/** The CORS preflight of the same routes: allowed origins only (403 otherwise), POST with the credential headers. */
+function foreignOrigin(origin: string): RequestRefusedError {
+  return new RequestRefusedError(
+    'forbidden_origin',
+    `Origin ${origin.slice(0, 200)} is not allowed to call this server`,
+  );
+}
+
+/**
+ * The CORS preflight of the same routes: allowed origins only (403 `forbidden_origin` otherwise, as for the
+ * request itself), POST with the credential headers.
+ */
 export function toolServerPreflight(config: Config): Middleware {
   const allowedOrigins = new Set(config.allowedOrigins);
   return (ctx) => {
     const origin = ctx.get('origin');
-    if (!origin || !allowedOrigins.has(origin.replace(/\/+$/, ''))) {
-      ctx.status = 403;
-      return;
-    }
+    if (!origin) throw new RequestRefusedError('forbidden_origin', 'A CORS preflight must name its Origin');
+    if (!allowedOrigins.has(origin.replace(/\/+$/, ''))) throw foreignOrigin(origin);
     ctx.set('access-control-allow-origin', origin);
     ctx.set('access-control-allow-methods', 'POST, OPTIONS');
     ctx.set(

@@ -36,7 +36,10 @@ export function toolServerRateLimit(
   };
 }
 
-/** A simple per-client-address limit for anonymous endpoints (registration, sign-up). */
+/**
+ * A simple per-client-address limit for anonymous endpoints (registration, sign-up): 429, `Retry-After` and a
+ * thrown `RateLimitedError`, like the per-token limit.
+ */
 export function addressRateLimit(
   limiter: RateLimiter,
   policy: RateLimitPolicy,
@@ -46,13 +49,11 @@ export function addressRateLimit(
     if (applies(ctx.path, ctx.method)) {
       const decision = await limiter.consume(policy, ctx.ip);
       if (!decision.allowed) {
-        ctx.status = 429;
         ctx.set('retry-after', String(decision.retryAfterSeconds));
-        ctx.body = {
-          error: 'rate_limited',
-          error_description: `Too many requests; retry in ${decision.retryAfterSeconds} second(s)`,
-        };
-        return;
+        throw new RateLimitedError(
+          `Too many requests; retry in ${decision.retryAfterSeconds} second(s)`,
+          decision.retryAfterSeconds,
+        );
       }
     }
     await next();

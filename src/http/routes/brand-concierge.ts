@@ -26,8 +26,8 @@ import {
 } from '../../domain/concierge/concierge.service.ts';
 import { rateLimitHeaders, type RateLimiter, type RateLimitPolicy } from '../../domain/rate-limits/rate-limiter.ts';
 import { BRAND_PATHS, type PublishedSite } from '../../public/brand-site/site-model.ts';
-import { RequestRefusedError } from '../../errors.ts';
-import { JSON_RPC_SERVER_ERROR } from '../json-rpc.ts';
+import { RateLimitedError, RequestRefusedError } from '../../errors.ts';
+import { renderErrorsWith, renderJsonRpc } from '../middleware/error-boundary.ts';
 
 /** The anonymous visitor the brand host identified (first-party session id, client address). */
 export interface ConciergeVisitor {
@@ -138,34 +138,24 @@ export function conciergeRoutes(deps: ConciergeRouteDeps): Router {
     });
   }
 
-  /** Availability and the per-visitor limit; true when the request was refused here. */
-  async function refused(ctx: Koa.Context, site: PublishedSite, visitor: ConciergeVisitor, jsonRpc: boolean) {
+  /** Availability and the per-visitor limit: a refusal is thrown, for the error boundary to answer. */
+  async function admit(ctx: Koa.Context, site: PublishedSite, visitor: ConciergeVisitor) {
     if (!isConciergeEnabled(site)) throw new ConciergeDisabledError();
     const decision = await deps.limiter.consume(policy, `${visitor.address}|${site.workspaceId}`);
     for (const [name, value] of Object.entries(rateLimitHeaders(policy, decision))) ctx.set(name, value);
-    if (decision.allowed) return false;
-    const description = `Too many questions: at most ${policy.limit} per minute. Retry in ${decision.retryAfterSeconds} second(s).`;
+    if (decision.allowed) return;
     ctx.set('Retry-After', String(decision.retryAfterSeconds));
-    ctx.status = 429;
-    ctx.body = jsonRpc
-      ? {
-          jsonrpc: '2.0',
-          id: null,
-          error: {
-            code: JSON_RPC_SERVER_ERROR,
-            message: description,
-            data: { code: 'rate_limited', retryAfterSeconds: decision.retryAfterSeconds },
-          },
-        }
-      : { error: 'rate_limited', error_description: description, retryAfterSeconds: decision.retryAfterSeconds };
-    return true;
+    throw new RateLimitedError(
+      `Too many questions: at most ${policy.limit} per minute. Retry in ${decision.retryAfterSeconds} second(s).`,
+      decision.retryAfterSeconds,
+    );
   }
 
   router.all(BRAND_PATHS.ask, async (ctx) => {
     ctx.vary('Accept');
     if (answeredByPreamble(ctx)) return;
     const { site, visitor } = brandRequestOf(ctx);
-    if (await refused(ctx, site, visitor, false)) return;
+    await admit(ctx, site, visitor);
 
     if (ctx.get('Content-Type') && !ctx.is('json', 'text')) {
       throw new RequestRefusedError('unsupported_media_type', 'Send the question as application/json');
@@ -194,10 +184,11 @@ export function conciergeRoutes(deps: ConciergeRouteDeps): Router {
     }
   });
 
-  router.all(BRAND_PATHS.a2a, async (ctx) => {
+  // A2A clients parse JSON-RPC: every refusal of this endpoint is a JSON-RPC error object, as the binding's are.
+  router.all(BRAND_PATHS.a2a, renderErrorsWith(renderJsonRpc), async (ctx) => {
     if (answeredByPreamble(ctx)) return;
     const { site, visitor } = brandRequestOf(ctx);
-    if (await refused(ctx, site, visitor, true)) return;
+    await admit(ctx, site, visitor);
 
     await parseA2a(ctx, async () => undefined);
     // Read as text: the binding decodes it, so malformed JSON gets the JSON-RPC parse error.

@@ -4,13 +4,12 @@
  * (brand-site.ts) and the raw-Node hot path (../brand-fast-path.ts), so both answer with the same bytes.
  */
 import { newEventId } from '../../domain/analytics/event-ids.ts';
-import type { SiteEvent, SiteEventSink } from '../../domain/analytics/site-events.ts';
+import { VISITOR_ID, type SiteEvent, type SiteEventSink } from '../../domain/analytics/site-events.ts';
 import type { SiteHead, StoredDocument } from '../../domain/publishing/site-store.ts';
 import type { Logger } from '../../logger.ts';
 import { assemblePage, hasSlots, type SlotChoice } from '../../public/brand-site/assemble.ts';
 
 export const VISITOR_COOKIE = 'cp_vid';
-const VISITOR_ID = /^[A-Za-z0-9_-]{22}$/;
 
 export type PageDocument = Extract<StoredDocument, { kind: 'page' }>;
 export type FileDocument = Extract<StoredDocument, { kind: 'file' }>;

@@ -17,6 +17,7 @@ import type { SiteHead, SiteReader } from '../../domain/publishing/site-store.ts
 import { BEACON_SCRIPT, BEACON_SCRIPT_ETAG } from '../../public/brand-site/beacon-script.ts';
 import { handOffUrl } from '../../public/brand-site/hand-off.ts';
 import { BRAND_PATHS, type PublishedSite } from '../../public/brand-site/site-model.ts';
+import { RequestRefusedError } from '../../errors.ts';
 import { notModified } from '../conditional.ts';
 import type { Site } from '../hosts.ts';
 import {
@@ -49,10 +50,16 @@ export interface BrandSiteDeps {
   concierge?: Koa.Middleware;
 }
 
-function notFound(ctx: Koa.Context, description: string) {
-  ctx.status = 404;
+/** 404 for the error boundary to answer; never cached, since the page or site may be published any moment. */
+function notFound(ctx: Koa.Context, description: string): never {
   ctx.set('Cache-Control', 'no-store');
-  ctx.body = { error: 'not_found', error_description: description };
+  throw new RequestRefusedError('not_found', description);
+}
+
+/** 405 with the methods the path answers (`Allow`, RFC 9110 §15.5.6). */
+function methodNotAllowed(ctx: Koa.Context, allow: string): never {
+  ctx.set('Allow', allow);
+  throw new RequestRefusedError('method_not_allowed', `${ctx.method} is not allowed here`);
 }
 
 /** The visitor's anonymous id from the cookie, minting (and setting) one when `mint` and there is none. */
@@ -103,15 +110,12 @@ export function brandSiteRoutes(deps: BrandSiteDeps): (ctx: Koa.Context, site: S
     return deps.reader.byCustomDomain(ctx.hostname.toLowerCase());
   }
 
-  async function loadSite(ctx: Koa.Context, head: SiteHead): Promise<PublishedSite | null> {
-    const published = await deps.reader.publishedSite(head);
-    if (!published) notFound(ctx, 'This brand site has not been published yet');
-    return published;
+  async function loadSite(ctx: Koa.Context, head: SiteHead): Promise<PublishedSite> {
+    return (await deps.reader.publishedSite(head)) ?? notFound(ctx, 'This brand site has not been published yet');
   }
 
   async function ingestBeacon(ctx: Koa.Context, head: SiteHead) {
     const published = await loadSite(ctx, head);
-    if (!published) return;
     await parseBeacon(ctx, async () => undefined);
     const raw = ctx.request.body;
     const text = typeof raw === 'string' ? raw : JSON.stringify(raw ?? null);
@@ -133,43 +137,31 @@ export function brandSiteRoutes(deps: BrandSiteDeps): (ctx: Koa.Context, site: S
   /** `GET /_cp/go?c=&v=`: on to the variant's call-to-action URL, with the visitor's id (hand-off.ts). */
   async function handOff(ctx: Koa.Context, head: SiteHead) {
     const published = await loadSite(ctx, head);
-    if (!published) return;
     const campaignId = typeof ctx.query.c === 'string' ? ctx.query.c : '';
     const variantId = typeof ctx.query.v === 'string' ? ctx.query.v : '';
     const target = handOffUrl(published, campaignId, variantId, visitorId(ctx, false));
-    if (!target) return notFound(ctx, 'No published call to action leads off this site for that campaign and variant');
+    if (!target) notFound(ctx, 'No published call to action leads off this site for that campaign and variant');
     ctx.set('Cache-Control', 'no-store');
     ctx.redirect(target);
   }
 
   return async (ctx, site) => {
     const head = await resolve(ctx, site);
-    if (!head) return notFound(ctx, `No site is served at ${ctx.hostname || 'this host'}`);
-    if (head.version === null) return notFound(ctx, 'This brand site has not been published yet');
+    if (!head) notFound(ctx, `No site is served at ${ctx.hostname || 'this host'}`);
+    if (head.version === null) notFound(ctx, 'This brand site has not been published yet');
 
     if (ctx.path === BRAND_PATHS.ask || ctx.path === BRAND_PATHS.a2a) {
-      if (!deps.concierge) return notFound(ctx, 'The concierge is not available');
-      const published = await loadSite(ctx, head);
-      if (!published) return;
-      ctx.state.brandSite = published;
+      if (!deps.concierge) notFound(ctx, 'The concierge is not available');
+      ctx.state.brandSite = await loadSite(ctx, head);
       ctx.state.visitor = { sessionId: visitorId(ctx, false) ?? '', address: ctx.ip } satisfies BrandVisitor;
       await deps.concierge(ctx, async () => notFound(ctx, `No such endpoint: ${ctx.method} ${ctx.path}`));
       return;
     }
     if (ctx.path === BRAND_PATHS.events) {
-      if (ctx.method !== 'POST') {
-        ctx.status = 405;
-        ctx.set('Allow', 'POST');
-        return;
-      }
+      if (ctx.method !== 'POST') methodNotAllowed(ctx, 'POST');
       return ingestBeacon(ctx, head);
     }
-    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
-      ctx.status = 405;
-      ctx.set('Allow', 'GET, HEAD');
-      ctx.body = { error: 'method_not_allowed', error_description: `${ctx.method} is not allowed here` };
-      return;
-    }
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') methodNotAllowed(ctx, 'GET, HEAD');
     if (ctx.path === BRAND_PATHS.handOff) return handOff(ctx, head);
     if (ctx.path === BRAND_PATHS.beaconScript) {
       ctx.status = 200;
@@ -186,7 +178,7 @@ export function brandSiteRoutes(deps: BrandSiteDeps): (ctx: Koa.Context, site: S
 
     const requested = documentPath(ctx.path);
     const document = await deps.reader.document(head, requested.path);
-    if (!document) return notFound(ctx, `No page at ${ctx.path}`);
+    if (!document) notFound(ctx, `No page at ${ctx.path}`);
     if (document.kind === 'file') {
       respond(ctx, fileResponse(document));
       return;

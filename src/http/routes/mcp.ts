@@ -147,7 +147,7 @@ export function mcpRoutes(deps: McpRouteDeps): Router {
   chain.push(serve);
   router.post('/api/mcp', ...chain);
 
-  router.options('/api/mcp', toolServerPreflight(deps.config));
+  router.options('/api/mcp', jsonRpcErrors, toolServerPreflight(deps.config));
 
   return router;
 }

@@ -6,6 +6,7 @@
  */
 import type Koa from 'koa';
 import type { MediaStore } from '../../domain/media/media-store.ts';
+import { RequestRefusedError } from '../../errors.ts';
 
 const PREFIX = '/media/';
 
@@ -13,11 +14,7 @@ export function mediaRoutes(media: MediaStore): Koa.Middleware {
   return async (ctx, next) => {
     if (!ctx.path.startsWith(PREFIX) || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();
     const stored = await media.get(ctx.path.slice(PREFIX.length));
-    if (!stored) {
-      ctx.status = 404;
-      ctx.body = { error: 'not_found', error_description: 'No such media file' };
-      return;
-    }
+    if (!stored) throw new RequestRefusedError('not_found', 'No such media file');
     ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.set('Content-Security-Policy', "default-src 'none'; sandbox");

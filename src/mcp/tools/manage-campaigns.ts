@@ -1,5 +1,14 @@
 import { z } from 'zod';
-import { ChannelFieldsSchema, ImageRefSchema } from '../../domain/campaigns/campaign-schemas.ts';
+import {
+  CampaignFields,
+  CampaignUpdate,
+  ChannelFieldsSchema,
+  DeploymentFields,
+  DeploymentUpdate,
+  ImageRefSchema,
+  VariantFields,
+  VariantUpdate,
+} from '../../domain/campaigns/campaign-schemas.ts';
 import { CHANNELS } from '../../domain/campaigns/campaign.entity.ts';
 import { DEPLOYMENT_STATUSES } from '../../domain/campaigns/deployment.entity.ts';
 import { VARIANT_STATUSES } from '../../domain/campaigns/variant.entity.ts';
@@ -19,26 +28,13 @@ const ACTIONS = [
   'update_deployment',
 ] as const;
 
-// Dates stay plain bounded strings on the wire (the service parses them, with its own error text); a
+// Dates stay plain bounded strings on the wire (the actions parse them with the domain's IsoDateTime); a
 // `format: date-time` here would change what clients are told. URLs and per-channel copy are the domain's own.
 const IsoDate = z.string().max(40).describe('ISO 8601 date-time, e.g. 2026-12-01T00:00:00Z');
 const HttpUrl = DomainHttpUrl.describe('Absolute http(s) URL');
 // `mediaId` is set by generation only: agents send a url and its alt text.
 const ImageRef = ImageRefSchema.omit({ mediaId: true }).extend({ url: HttpUrl }).strict();
 const ChannelFields = ChannelFieldsSchema;
-
-const variantEdits = {
-  name: z.string().max(100).optional(),
-  headline: z.string().max(200).optional(),
-  body: z.string().max(5000).optional(),
-  callToAction: z.string().max(60).optional(),
-  ctaUrl: HttpUrl.nullish(),
-  imageRefs: z.array(ImageRef).max(6).optional(),
-  channelFields: ChannelFields.optional(),
-  weight: z.number().int().min(0).max(100).optional(),
-  variantStatus: z.enum(VARIANT_STATUSES).optional(),
-  isControl: z.boolean().optional(),
-};
 
 const text = {
   campaign: (verb: string, c: { name: string; id: string; status: string }) =>
@@ -130,22 +126,15 @@ export default defineTool({
     deployment: DeploymentOut.optional(),
     workspace: WorkspaceEcho,
   }),
+  // Each action parses with the domain's schema (campaign-schemas.ts), which decides the fields the action takes
+  // and which of them it requires; the flat input above only describes them for agents. It names a variant's
+  // and a deployment's `status` `variantStatus` and `deploymentStatus` (`status` is the campaign's).
   actions: {
     create: defineAction({
       summary:
         'a new draft campaign (name required; objective, publicSummary, productIds, channels, schedule optional).',
       permission: 'content:write',
-      input: z.object({
-        action: z.literal('create'),
-        name: z.string(),
-        objective: z.string().nullish(),
-        publicSummary: z.string().nullish(),
-        productIds: z.array(z.string()).optional(),
-        channels: z.array(z.enum(CHANNELS)).optional(),
-        conversionGoals: z.array(z.string()).optional(),
-        startsAt: z.string().nullish(),
-        endsAt: z.string().nullish(),
-      }),
+      input: CampaignFields.extend({ action: z.literal('create') }),
       async run(ctx, { action: _a, ...args }) {
         const campaign = await ctx.services.campaigns.create(ctx.scope, args);
         return { structured: { action: 'create', campaign }, text: text.campaign('Created', campaign) };
@@ -155,19 +144,7 @@ export default defineTool({
       summary:
         'change name, objective, publicSummary, products, channels, schedule; status "archived" archives, "ready" restores.',
       permission: 'content:write',
-      input: z.object({
-        action: z.literal('update'),
-        campaignId: Ids.campaign,
-        name: z.string().optional(),
-        objective: z.string().nullish(),
-        publicSummary: z.string().nullish(),
-        productIds: z.array(z.string()).optional(),
-        channels: z.array(z.enum(CHANNELS)).optional(),
-        conversionGoals: z.array(z.string()).optional(),
-        startsAt: z.string().nullish(),
-        endsAt: z.string().nullish(),
-        status: z.enum(['ready', 'archived']).optional(),
-      }),
+      input: CampaignUpdate.extend({ action: z.literal('update'), campaignId: Ids.campaign }),
       async run(ctx, { action: _a, campaignId, ...args }) {
         const campaign = await ctx.services.campaigns.update(ctx.scope, campaignId, args);
         return { structured: { action: 'update', campaign }, text: text.campaign('Updated', campaign) };
@@ -188,13 +165,10 @@ export default defineTool({
     create_variant: defineAction({
       summary: 'add a variant (headline, body, callToAction required); the first one is the control.',
       permission: 'content:write',
-      input: z.object({
+      input: VariantFields.omit({ status: true }).extend({
         action: z.literal('create_variant'),
         campaignId: Ids.campaign,
-        ...variantEdits,
-        headline: z.string(),
-        body: z.string(),
-        callToAction: z.string(),
+        variantStatus: VariantFields.shape.status,
       }),
       async run(ctx, { action: _a, campaignId, variantStatus, ...args }) {
         const variant = await ctx.services.campaigns.createVariant(ctx.scope, campaignId, {
@@ -210,11 +184,10 @@ export default defineTool({
     update_variant: defineAction({
       summary: 'save changes to a variant (keeps its history; republishes a published campaign).',
       permission: 'content:write',
-      input: z.object({
+      input: VariantUpdate.omit({ status: true }).extend({
         action: z.literal('update_variant'),
         variantId: Ids.variant,
-        expectedVersion: z.number().int().min(1).optional(),
-        ...variantEdits,
+        variantStatus: VariantUpdate.shape.status,
       }),
       async run(ctx, { action: _a, variantId, variantStatus, ...args }) {
         const variant = await ctx.services.campaigns.updateVariant(ctx.scope, variantId, {
@@ -254,14 +227,7 @@ export default defineTool({
     deploy: defineAction({
       summary: 'place a published campaign in a zone (zoneId; optional priority and schedule).',
       permission: 'content:write',
-      input: z.object({
-        action: z.literal('deploy'),
-        campaignId: Ids.campaign,
-        zoneId: Ids.zone,
-        priority: z.number().int().optional(),
-        startsAt: z.string().nullish(),
-        endsAt: z.string().nullish(),
-      }),
+      input: DeploymentFields.extend({ action: z.literal('deploy'), campaignId: Ids.campaign, zoneId: Ids.zone }),
       async run(ctx, { action: _a, ...args }) {
         const deployment = await ctx.services.campaigns.deploy(ctx.scope, args);
         return {
@@ -273,13 +239,10 @@ export default defineTool({
     update_deployment: defineAction({
       summary: 'pause, resume or end a deployment, or change its priority or schedule.',
       permission: 'content:write',
-      input: z.object({
+      input: DeploymentUpdate.omit({ status: true }).extend({
         action: z.literal('update_deployment'),
         deploymentId: Ids.deployment,
-        deploymentStatus: z.enum(DEPLOYMENT_STATUSES).optional(),
-        priority: z.number().int().optional(),
-        startsAt: z.string().nullish(),
-        endsAt: z.string().nullish(),
+        deploymentStatus: DeploymentUpdate.shape.status,
       }),
       async run(ctx, { action: _a, deploymentId, deploymentStatus, ...args }) {
         const deployment = await ctx.services.campaigns.updateDeployment(ctx.scope, deploymentId, {

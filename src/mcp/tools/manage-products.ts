@@ -2,11 +2,15 @@ import { z } from 'zod';
 import { defineAction, defineTool, type ToolOutput } from '../define-tool.ts';
 import { toJobView } from '../../domain/jobs/jobs.service.ts';
 import { looksLikeCsv, PRODUCT_IMPORT_KIND } from '../../domain/products/product-imports.service.ts';
+import { ProductFields } from '../../domain/products/products.service.ts';
+import { HttpUrl } from '../../domain/shared/schemas.ts';
 import type { Job } from '../../domain/jobs/job.entity.ts';
 import { Ids, JobOut, ProductOut, WorkspaceEcho } from '../schemas.ts';
 
 const ACTIONS = ['create', 'import_from_url', 'update', 'delete'] as const;
 
+// The advertised fields, described for agents. Each action parses with the domain's schema (ProductFields,
+// HttpUrl), which decides what it takes and requires.
 const productFields = {
   title: z.string().max(300).optional().describe('create (required) / update.'),
   description: z.string().max(5000).nullish(),
@@ -97,7 +101,7 @@ export default defineTool({
     create: defineAction({
       summary: 'a product from the fields you give (title required).',
       permission: 'content:write',
-      input: z.object({ action: z.literal('create'), ...productFields, title: z.string() }),
+      input: ProductFields.extend({ action: z.literal('create') }),
       async run(ctx, { action: _a, ...fields }) {
         const product = await ctx.services.products.create(ctx.scope, fields);
         return { structured: { action: 'create', product }, text: summary('Created', product) };
@@ -108,7 +112,7 @@ export default defineTool({
       permission: 'content:write',
       input: z.object({
         action: z.literal('import_from_url'),
-        sourceUrl: z.string(),
+        sourceUrl: HttpUrl,
         format: z.enum(['page', 'csv']).optional(),
       }),
       async run(ctx, args) {
@@ -125,7 +129,7 @@ export default defineTool({
     update: defineAction({
       summary: 'change any field of a product; omitted fields stay as they are, null clears.',
       permission: 'content:write',
-      input: z.object({ action: z.literal('update'), productId: Ids.product, ...productFields }),
+      input: ProductFields.partial().extend({ action: z.literal('update'), productId: Ids.product }),
       async run(ctx, { action: _a, productId, ...fields }) {
         const product = await ctx.services.products.update(ctx.scope, productId, fields);
         return { structured: { action: 'update', product }, text: summary('Updated', product) };
