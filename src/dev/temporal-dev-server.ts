@@ -13,6 +13,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection } from '@temporalio/client';
 import { CUSTOM_SEARCH_ATTRIBUTES, ensureSearchAttributes } from '../temporal/search-attributes.ts';
+import { isProcessAlive } from './processes.ts';
 
 export interface TemporalDevServerOptions {
   cliPath: string;
@@ -74,15 +75,6 @@ export async function waitForTemporal(address: string, timeoutMs: number, exited
   throw new Error(`Temporal at ${address} did not become ready within ${timeoutMs} ms: ${String(lastError)}`);
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 export async function startTemporalDevServer(options: TemporalDevServerOptions): Promise<RunningTemporal> {
   const ip = options.ip ?? '127.0.0.1';
   const address = `${ip}:${options.port}`;
@@ -94,7 +86,7 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
   // A server left running by an earlier run (e.g. after a hard kill) is reused rather than fought over.
   if (existsSync(pidFile)) {
     const pid = Number(await fs.readFile(pidFile, 'utf8'));
-    if (pid && alive(pid) && (await portOpen(ip, options.port))) {
+    if (pid && isProcessAlive(pid) && (await portOpen(ip, options.port))) {
       await waitForTemporal(address, options.startTimeoutMs ?? 60_000);
       log(`reusing the Temporal dev server already running at ${address} (pid ${pid})`);
       return { address, uiUrl, stop: async () => undefined, process: null };

@@ -14,6 +14,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from './global-setup.ts';
 import { spawnLogged, type LoggedProcess } from './logged-process.ts';
+import { isProcessAlive } from '../../src/dev/processes.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -27,15 +28,6 @@ export interface DevStack {
   /** What the stack printed once it was running (the start banner). */
   banner(): string;
   stop(): Promise<void>;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Every live descendant of `pid`, read from /proc (children of children included). */
@@ -70,7 +62,7 @@ function descendants(pid: number): number[] {
 function pidFrom(file: string): number | undefined {
   try {
     const pid = Number(readFileSync(file, 'utf8').split('\n')[0]);
-    return pid > 0 && alive(pid) ? pid : undefined;
+    return pid > 0 && isProcessAlive(pid) ? pid : undefined;
   } catch {
     return undefined;
   }
@@ -78,7 +70,7 @@ function pidFrom(file: string): number | undefined {
 
 async function waitGone(pids: number[], timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
-  while (pids.some(alive)) {
+  while (pids.some(isProcessAlive)) {
     if (Date.now() > deadline) return false;
     await sleep(100);
   }
@@ -106,7 +98,7 @@ export async function launchDevStack(extraEnv: Record<string, string> = {}): Pro
   const stop = async () => {
     const tree = stack.child.pid ? [stack.child.pid, ...descendants(stack.child.pid)] : [];
     const exited = await Promise.race([stack.kill('SIGINT').then(() => true), sleep(60_000).then(() => false)]);
-    if (!exited) for (const pid of tree.filter(alive)) process.kill(pid, 'SIGKILL');
+    if (!exited) for (const pid of tree.filter(isProcessAlive)) process.kill(pid, 'SIGKILL');
     // What the pid files still name outlived the stack (a hang, a kill): PostgreSQL's fast shutdown, Temporal.
     const postgres = pidFrom(path.join(dataDir, 'postgres', 'postmaster.pid'));
     if (postgres) process.kill(postgres, 'SIGINT');

@@ -27,6 +27,7 @@ import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { pollUntil } from './poll.ts';
+import { isProcessAlive } from '../../src/dev/processes.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const PACKAGE = path.join(ROOT, 'test-tools', 'atproto');
@@ -66,15 +67,6 @@ function nodeHeadersDir(): string {
   );
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** One install of a key at a time (concurrent test runs, or worktrees sharing TOOLS_DIR, would race). */
 async function withInstallLock<T>(lock: string, work: () => Promise<T>): Promise<T> {
   const tryLock = async (): Promise<boolean> => {
@@ -85,7 +77,7 @@ async function withInstallLock<T>(lock: string, work: () => Promise<T>): Promise
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const holder = Number(await fs.readFile(lock, 'utf8').catch(() => ''));
       // A lock whose process is gone was left by a killed install: take it over.
-      if (holder > 0 && !alive(holder)) await fs.rm(lock, { force: true });
+      if (holder > 0 && !isProcessAlive(holder)) await fs.rm(lock, { force: true });
       return false;
     }
   };

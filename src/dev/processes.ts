@@ -1,0 +1,9 @@
+/** Whether a process id names a running process (signal 0 checks without sending anything). */
+export function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
