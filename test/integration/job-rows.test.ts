@@ -74,6 +74,20 @@ it('keeps a cancelled job cancelled whatever a late activity writes', async () =
   expect(after.updatedAt).toEqual(cancelled.updatedAt);
 });
 
+it('leaves a job that ended after the caller read it as it ended when a cancellation arrives late', async () => {
+  const id = await newJob();
+  await markJobRunning(em(), id);
+  const manager = em();
+  const stale = await manager.findOneOrFail(Job, { id });
+  expect(stale.status).toBe('running');
+  // The workflow finishes the job from its own process while the cancel request is on its way.
+  await completeJob(em(), id, { done: true });
+
+  await recordCancelRequest(manager, stale);
+  expect(await read(id)).toMatchObject({ status: 'succeeded', cancelRequestedAt: null, result: { done: true } });
+  expect(stale.status).toBe('succeeded');
+});
+
 it('lets a job asked to cancel end, but not run or wait again', async () => {
   const id = await newJob();
   await markJobRunning(em(), id);

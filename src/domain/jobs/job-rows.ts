@@ -19,6 +19,7 @@ const MAY_BECOME_INPUT_REQUIRED = statusesThatMayBecome('input_required');
 const MAY_SUCCEED = statusesThatMayBecome('succeeded');
 const MAY_FAIL = statusesThatMayBecome('failed');
 const MAY_BE_CANCELLED = statusesThatMayBecome('cancelled');
+const MAY_BE_CANCEL_REQUESTED = statusesThatMayBecome('cancel_requested');
 /** A long activity reports its step's progress only while the job runs (not once it waits or is cancelling). */
 const MAY_REPORT_STEP_PROGRESS: JobStatus[] = ['queued', 'running'];
 
@@ -109,11 +110,19 @@ export async function recordRunClosed(
 }
 
 /** Marks an open row, read in `em`, `cancel_requested` the first time a cancellation is asked for. */
+/**
+ * Records a cancellation request in one guarded statement: the job may have ended (its workflow writes the
+ * row from another process) between the caller reading it and this write, and a terminal row must stay as the
+ * workflow left it. `job` is refreshed from the row afterwards.
+ */
 export async function recordCancelRequest(em: EntityManager, job: Job): Promise<void> {
-  if (TERMINAL_JOB_STATUSES.includes(job.status) || job.cancelRequestedAt) return;
-  job.cancelRequestedAt = new Date();
-  job.status = 'cancel_requested';
-  await em.flush();
+  const now = new Date();
+  await em.nativeUpdate(
+    Job,
+    { id: job.id, status: { $in: MAY_BE_CANCEL_REQUESTED }, cancelRequestedAt: null },
+    { status: 'cancel_requested', cancelRequestedAt: now, updatedAt: now },
+  );
+  await em.refresh(job);
 }
 
 // --- Written by the workflows' activities (each idempotent: activities run at least once) -------------

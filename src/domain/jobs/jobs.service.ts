@@ -248,7 +248,8 @@ export function createJobsService(deps: { launcher: JobLauncher }) {
       if (!job) throw new NotFoundError('Job', jobId);
       if (TERMINAL_JOB_STATUSES.includes(job.status)) return job;
       await recordCancelRequest(em, job);
-      if (job.runId) await launcher.cancel(job.workflowId, job.runId);
+      // Refreshed by recordCancelRequest: a job that ended meanwhile has no run left to cancel.
+      if (job.runId && !TERMINAL_JOB_STATUSES.includes(job.status)) await launcher.cancel(job.workflowId, job.runId);
       return job;
     },
   };
