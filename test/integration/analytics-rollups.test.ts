@@ -15,6 +15,7 @@ import { analyticsScheduleId } from '../../src/temporal/analytics-schedule.ts';
 import type { AnalyticsRollupResult } from '../../workflows/analytics-rollup.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { seededRandom } from '../support/random.ts';
+import { pollUntil } from '../support/poll.ts';
 
 const WORKSPACE = 'ws_rollup_fixture';
 const OTHER_WORKSPACE = 'ws_rollup_other';
@@ -287,7 +288,12 @@ describe('analytics rollups', () => {
     expect(description.state.paused).toBe(false);
     // The tests below drive every pass themselves, so that each one knows which events it consumed.
     await handle.pause('analytics-rollups test drives passes itself');
-    await sleep(1_000); // lets a run started just before the pause finish
+    // A run the schedule started just before the pause must finish before the tests count what they consumed.
+    await pollUntil(
+      () => handle.describe(),
+      (current) => current.info.runningActions.length === 0,
+      { timeoutMs: 60_000, intervalMs: 100, timeoutMessage: 'a rollup run started before the pause never finished' },
+    );
   });
 
   test('a workflow run rolls up three days of traffic: exact counts, Reach within 2%', async () => {

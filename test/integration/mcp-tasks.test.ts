@@ -4,7 +4,6 @@
  * extension through the v2 client (per-request capability, resultType "task", detailed tasks/get).
  * A task id of another workspace is unknown; a call that negotiated nothing returns the job at once.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -13,6 +12,7 @@ import { closeTestFetch, testFetch } from '../support/http.ts';
 import { modernRpc as rawModernRpc } from '../support/mcp-clients.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { acrossWorkspaces, workspaceScope, withEntityManager, actors } from '../../src/domain/shared/scope.ts';
+import { pollUntil } from '../support/poll.ts';
 
 let platform: TestPlatform;
 let tenant: Tenant;
@@ -75,11 +75,11 @@ it('2025-11-25: tools/call with task → CreateTaskResult; tasks/get, tasks/resu
     expect(created.task.status).toBe('working');
     expect(created.task.pollInterval).toBe(2000);
 
-    let task = await client.experimental.tasks.getTask(taskId);
-    for (let i = 0; i < 300 && task.status === 'working'; i += 1) {
-      await sleep(100);
-      task = await client.experimental.tasks.getTask(taskId);
-    }
+    const task = await pollUntil(
+      () => client.experimental.tasks.getTask(taskId),
+      (current) => current.status !== 'working',
+      { timeoutMs: 30_000, intervalMs: 100, timeoutMessage: `task ${taskId} still working` },
+    );
     expect(task.status).toBe('completed');
     const result = await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
     expect(result).toMatchObject({
@@ -124,14 +124,16 @@ it('2025-11-25: tasks/cancel cancels the workflow; the task reads cancelled and 
     expect((await client.experimental.tasks.getTask(created.task.taskId)).status).toBe('cancelled');
     const scope = workspaceScope(platform.container.orm.em, tenant.workspaceId, actors.operator);
     const job = await platform.container.services.jobs.getByTaskId(scope, created.task.taskId);
-    let final = job!;
-    for (let i = 0; i < 600 && !['cancelled', 'succeeded', 'failed'].includes(final.status); i += 1) {
-      await sleep(100);
-      final = await platform.container.services.jobs.get(
-        withEntityManager(scope, acrossWorkspaces(platform.container.orm.em)),
-        job!.id,
-      );
-    }
+    const final = await pollUntil(
+      // A fresh unit of work per read, so each read sees the row as the worker left it.
+      () =>
+        platform.container.services.jobs.get(
+          withEntityManager(scope, acrossWorkspaces(platform.container.orm.em)),
+          job!.id,
+        ),
+      (current) => ['cancelled', 'succeeded', 'failed'].includes(current.status),
+      { timeoutMs: 60_000, intervalMs: 100, timeoutMessage: (last) => `job ${job!.id} still ${last.status}` },
+    );
     expect(['cancelled', 'succeeded']).toContain(final.status);
     const balance = await platform.container.services.credits.balance(
       acrossWorkspaces(platform.container.orm.em),
@@ -176,11 +178,11 @@ it('2026-07-28 extension: resultType task, detailed tasks/get with the inlined r
   });
   expect(created.result).toMatchObject({ resultType: 'task', status: 'working', pollIntervalMs: 2000, ttlMs: null });
   const taskId = created.result!.taskId as string;
-  let task = await modernRpc(tenant.apiKey, 'tasks/get', taskId, { taskId });
-  for (let i = 0; i < 300 && task.result?.status === 'working'; i += 1) {
-    await sleep(100);
-    task = await modernRpc(tenant.apiKey, 'tasks/get', taskId, { taskId });
-  }
+  const task = await pollUntil(
+    () => modernRpc(tenant.apiKey, 'tasks/get', taskId, { taskId }),
+    (current) => current.result?.status !== 'working',
+    { timeoutMs: 30_000, intervalMs: 100, timeoutMessage: `task ${taskId} still working` },
+  );
   expect(task.result).toMatchObject({
     resultType: 'complete',
     status: 'completed',

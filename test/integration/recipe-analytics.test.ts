@@ -8,7 +8,6 @@
  * Recipe 3: top performer from cvg_dashboard → query_video templates → quote → render_video → query_video
  * progress to completion → a real MP4 file.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { v7 as uuidv7 } from 'uuid';
 import { createSiteEventRecorder } from '../../src/domain/analytics/event-recorder.ts';
 import { runRollupPass } from '../../src/domain/analytics/rollups.ts';
@@ -23,6 +22,7 @@ import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { scopeOf, seedWorkspace, type SeededWorkspace } from '../support/seed.ts';
 import { seededRandom } from '../support/random.ts';
 import { acrossWorkspaces } from '../../src/domain/shared/scope.ts';
+import { pollUntil } from '../support/poll.ts';
 
 const DAY_MS = 86_400_000;
 /** Sessions per arm and their true conversion rates: control 4 %, "better" 8 %, "worse" 1 %. */
@@ -244,12 +244,11 @@ describe('recipe 2: recurring report with a human in the loop', () => {
       }),
     );
     ok(await client.callTool('manage_campaigns', { action: 'delete_variant', variantId: worseId }));
-    let served = new Set<string>();
-    for (let attempt = 0; attempt < 100; attempt++) {
-      served = await servedHeadlines(['Stay cool', 'Feel light all summer', 'Linen, again']);
-      if (served.has('Feel light all summer') && !served.has('Linen, again')) break;
-      await sleep(200);
-    }
+    const served = await pollUntil(
+      () => servedHeadlines(['Stay cool', 'Feel light all summer', 'Linen, again']),
+      (headlines) => headlines.has('Feel light all summer') && !headlines.has('Linen, again'),
+      { timeoutMs: 20_000, intervalMs: 200, timeoutMessage: 'the republished page never served the edited variants' },
+    );
     expect(served.has('Feel light all summer')).toBe(true);
     expect(served.has('Stay cool')).toBe(true);
     expect(served.has('Linen, again')).toBe(false);
@@ -282,12 +281,11 @@ describe('recipe 3: video from the top performer', () => {
     const started = ok(await client.callTool('render_video', { ...args, quoteId: quoted.quote.id }));
     expect(started.status).toBe('started');
     const jobId = started.render.jobId as string;
-    let render: Record<string, any> = {};
-    for (let i = 0; i < 600; i++) {
-      render = ok(await client.callTool('query_video', { action: 'progress', jobId })).render;
-      if (!['queued', 'rendering', 'cancelling'].includes(render.status)) break;
-      await sleep(250);
-    }
+    const render: Record<string, any> = await pollUntil(
+      async () => ok(await client.callTool('query_video', { action: 'progress', jobId })).render,
+      (current) => !['queued', 'rendering', 'cancelling'].includes(current.status),
+      { timeoutMs: 150_000, intervalMs: 250, timeoutMessage: `render ${jobId} did not finish` },
+    );
     expect(render.status).toBe('complete');
     const file = await testFetch(render.output.url);
     expect(file.status).toBe(200);

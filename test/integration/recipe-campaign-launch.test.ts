@@ -7,7 +7,6 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -16,6 +15,7 @@ import { closeTestFetch, testFetch } from '../support/http.ts';
 import { connectV2, type ConnectedClient, type ToolCallResult } from '../support/mcp-clients.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { acrossWorkspaces } from '../../src/domain/shared/scope.ts';
+import { pollUntil } from '../support/poll.ts';
 
 let platform: TestPlatform;
 let tenant: Tenant;
@@ -59,12 +59,12 @@ afterAll(async () => {
 });
 
 async function pollGeneration(client: ConnectedClient, campaignId: string) {
-  for (let i = 0; i < 600; i += 1) {
-    const status = ok(await client.callTool('query_campaigns', { action: 'generation_status', campaignId })).generation;
-    if (['complete', 'failed', 'cancelled'].includes(status.status)) return status;
-    await sleep(Math.min(status.pollIntervalMs, 200));
-  }
-  throw new Error('generation did not finish');
+  return pollUntil(
+    async () => ok(await client.callTool('query_campaigns', { action: 'generation_status', campaignId })).generation,
+    (status) => ['complete', 'failed', 'cancelled'].includes(status.status),
+    // The tool asks for 2 s between polls; the test polls faster to finish sooner.
+    { timeoutMs: 120_000, intervalMs: 200, timeoutMessage: 'generation did not finish' },
+  );
 }
 
 it('runs recipe 1 end to end, polling generation_status', async () => {
@@ -144,13 +144,14 @@ it('runs recipe 1 end to end, polling generation_status', async () => {
     const brandPageUrl = (
       ok(await client.callTool('query_surfaces', { operation: 'get_surface', surfaceId })).surface as { url: string }
     ).url;
-    let markdown = '';
-    for (let i = 0; i < 150; i += 1) {
-      const page = await testFetch(brandPageUrl, { headers: { accept: 'text/markdown' } });
-      markdown = page.status === 200 ? await page.text() : '';
-      if (headlines.some((headline) => markdown.includes(headline))) break;
-      await sleep(200);
-    }
+    const markdown = await pollUntil(
+      async () => {
+        const page = await testFetch(brandPageUrl, { headers: { accept: 'text/markdown' } });
+        return page.status === 200 ? await page.text() : '';
+      },
+      (text) => headlines.some((headline) => text.includes(headline)),
+      { timeoutMs: 30_000, intervalMs: 200, timeoutMessage: 'the brand page never showed a generated headline' },
+    );
     expect(markdown.startsWith('# ')).toBe(true);
     expect(headlines.some((headline) => markdown.includes(headline))).toBe(true);
 
@@ -192,11 +193,11 @@ it('runs the generation step of recipe 1 through MCP tasks (tasks/get) instead o
       },
       CreateTaskResultSchema,
     );
-    let task = await client.experimental.tasks.getTask(created.task.taskId);
-    for (let i = 0; i < 600 && task.status === 'working'; i += 1) {
-      await sleep(200);
-      task = await client.experimental.tasks.getTask(created.task.taskId);
-    }
+    const task = await pollUntil(
+      () => client.experimental.tasks.getTask(created.task.taskId),
+      (current) => current.status !== 'working',
+      { timeoutMs: 120_000, intervalMs: 200, timeoutMessage: `task ${created.task.taskId} still working` },
+    );
     expect(task.status).toBe('completed');
     const campaigns = (await client.callTool({ name: 'query_campaigns', arguments: { action: 'list' } }))
       .structuredContent as {

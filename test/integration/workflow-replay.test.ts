@@ -9,7 +9,6 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { temporal as TemporalProto } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { isTerminalJobStatus } from '../../src/domain/jobs/job-status.ts';
@@ -17,6 +16,7 @@ import { type WorkspaceScope, workspaceScope, actors } from '../../src/domain/sh
 import { createTenant, type Tenant } from '../support/factories.ts';
 import { installQuietTemporalRuntime, startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { localActivityMarkers, scheduledActivities } from '../support/workflow-history.ts';
+import { pollUntil } from '../support/poll.ts';
 
 const { temporal } = (await import('@temporalio/proto')).default;
 const FIXTURES = path.resolve('test/fixtures/workflow-histories');
@@ -85,9 +85,11 @@ describe('histories recorded by the current code', () => {
     if (quoted.status !== 'quote_required') throw new Error(`expected a quote, got ${quoted.status}`);
     const started = await generation.start(scope(), { ...args, quoteId: quoted.quote.id });
     if (started.status !== 'started') throw new Error(`expected started, got ${started.status}`);
-    for (let job = started.job; !isTerminalJobStatus(job.status); job = await jobs.get(scope(), job.id)) {
-      await sleep(100);
-    }
+    await pollUntil(
+      () => jobs.get(scope(), started.job.id),
+      (job) => isTerminalJobStatus(job.status),
+      { timeoutMs: 120_000, intervalMs: 100, timeoutMessage: (job) => `job ${job.id} still ${job.status}` },
+    );
     const history = await historyOf(started.job.workflowId, started.job.runId!);
     const kinds = activityKinds(history);
     expect(kinds.scheduled).toEqual(['runGenerationStep', 'runGenerationStep', 'runGenerationStep']);
