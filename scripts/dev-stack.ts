@@ -189,6 +189,7 @@ try {
     DATABASE_URL: databaseUrl,
     TEMPORAL_ADDRESS: temporalAddress,
     COOKIE_SECRETS: resolved.secrets.cookieKeys.join(','),
+    CREDENTIAL_KEYS: resolved.secrets.credentialKeys.join(','),
     ...(temporalUi ? { TEMPORAL_UI_URL: temporalUi } : {}),
   };
   run('worker', 'src/worker.ts', childEnv);

@@ -113,6 +113,7 @@ const EnvSchema = z.object({
   WORKFLOW_BUNDLE_PATH: optionalString,
 
   COOKIE_SECRETS: secretList.optional(),
+  CREDENTIAL_KEYS: secretList.optional(),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(120),
   CALL_CODE_CACHE_TTL_MS: z.coerce.number().int().min(0).max(300_000).default(15_000),
   API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
@@ -154,6 +155,17 @@ const EnvSchema = z.object({
   OPENAI_API_KEY: optionalString,
   OPENAI_TEXT_MODEL: z.string().trim().min(1).default('gpt-4o-mini'),
   OPENAI_IMAGE_MODEL: optionalString,
+  BLUESKY_SERVICE_URL: originUrl.default('https://bsky.social'),
+  CHANNEL_METRICS_INTERVAL_SECONDS: z.coerce.number().int().min(10).max(86_400).default(900),
+  CHANNEL_METRICS_MAX_AGE_DAYS: z.coerce.number().int().min(1).max(365).default(30),
+  CHANNEL_PUBLISH_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(8),
+  CHANNEL_PUBLISH_RETRY_SECONDS: z.coerce.number().min(0.1).max(3600).default(5),
+  CHANNEL_TOKEN_REFRESH_AHEAD_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(86_400 * 30)
+    .default(600),
   ALLOWED_ORIGINS: z
     .string()
     .optional()
@@ -231,6 +243,13 @@ export interface Config {
      * agree with each other and with what earlier runs encrypted.
      */
     generated: boolean;
+    /**
+     * Secrets that seal channel credentials at rest (`domain/shared/secret-box.ts`): the first seals, all open.
+     * Generated like `cookieKeys` when CREDENTIAL_KEYS is unset outside production (`credentialKeysGenerated`);
+     * the dev stack and the CLI then keep one in DATA_DIR, and the API and worker must share it.
+     */
+    credentialKeys: string[];
+    credentialKeysGenerated: boolean;
   };
   /** Browser origins allowed to call `/api/mcp` besides the platform's own (DNS-rebinding protection). */
   allowedOrigins: string[];
@@ -261,6 +280,21 @@ export interface Config {
   media:
     | { store: 'local'; dir: string }
     | { store: 's3'; endpoint: string; bucket: string; region: string; accessKeyId: string; secretAccessKey: string };
+  /** Social channels (`domain/channels/`). */
+  channels: {
+    /** The Bluesky (AT Protocol) service accounts sign in to: an entryway or a PDS. */
+    blueskyServiceUrl: string;
+    /** How often the metrics schedule pulls the engagement of recent posts. */
+    metricsIntervalSeconds: number;
+    /** Posts published within this many days have their metrics pulled. */
+    metricsMaxAgeDays: number;
+    /** Publishing attempts against an unreachable network before the post fails (exponential back-off). */
+    publishAttempts: number;
+    /** The first back-off of a failed publishing attempt; it doubles per attempt, up to 10 minutes. */
+    publishRetrySeconds: number;
+    /** Access tokens are refreshed once they expire within this many seconds. */
+    tokenRefreshAheadSeconds: number;
+  };
   /** Creative engines: the built-in deterministic ones, or an OpenAI-compatible HTTP API. */
   creative:
     | { provider: 'builtin' }
@@ -291,7 +325,14 @@ export function loadConfig(env: Env): Config {
   const e = parsed.data;
   const crossProblems: string[] = [];
   if (e.NODE_ENV === 'production') {
-    for (const key of ['BASE_URL', 'PLATFORM_URL', 'AUTH_URL', 'BRAND_ROOT_DOMAIN', 'COOKIE_SECRETS'] as const) {
+    for (const key of [
+      'BASE_URL',
+      'PLATFORM_URL',
+      'AUTH_URL',
+      'BRAND_ROOT_DOMAIN',
+      'COOKIE_SECRETS',
+      'CREDENTIAL_KEYS',
+    ] as const) {
       if (!e[key]) crossProblems.push(`${key} is required in production`);
     }
     if (crossProblems.length > 0) throw new ConfigError(crossProblems);
@@ -304,6 +345,7 @@ export function loadConfig(env: Env): Config {
   // Outside production a missing secret gets a random one per process: sessions then end on restart, which is
   // acceptable for development (the dev stack persists one in DATA_DIR so that they survive restarts).
   const cookieKeys = e.COOKIE_SECRETS ?? [randomBytes(32).toString('base64url')];
+  const credentialKeys = e.CREDENTIAL_KEYS ?? [randomBytes(32).toString('base64url')];
   if (new URL(authUrl).pathname !== '/') {
     crossProblems.push('AUTH_URL must not have a path: it is the OAuth issuer and RFC 8414 metadata sits at its root');
   }
@@ -362,7 +404,12 @@ export function loadConfig(env: Env): Config {
       uiUrl: e.TEMPORAL_UI_URL,
       workflowBundlePath: e.WORKFLOW_BUNDLE_PATH,
     },
-    secrets: { cookieKeys, generated: !e.COOKIE_SECRETS },
+    secrets: {
+      cookieKeys,
+      generated: !e.COOKIE_SECRETS,
+      credentialKeys,
+      credentialKeysGenerated: !e.CREDENTIAL_KEYS,
+    },
     allowedOrigins: [new URL(platformUrl).origin, ...e.ALLOWED_ORIGINS],
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     callCodeCacheTtlMs: e.CALL_CODE_CACHE_TTL_MS,
@@ -386,6 +433,14 @@ export function loadConfig(env: Env): Config {
             secretAccessKey: e.S3_SECRET_ACCESS_KEY!,
           }
         : { store: 'local', dir: path.resolve(e.MEDIA_DIR ?? path.join(e.DATA_DIR, 'media')) },
+    channels: {
+      blueskyServiceUrl: e.BLUESKY_SERVICE_URL,
+      metricsIntervalSeconds: e.CHANNEL_METRICS_INTERVAL_SECONDS,
+      metricsMaxAgeDays: e.CHANNEL_METRICS_MAX_AGE_DAYS,
+      publishAttempts: e.CHANNEL_PUBLISH_ATTEMPTS,
+      publishRetrySeconds: e.CHANNEL_PUBLISH_RETRY_SECONDS,
+      tokenRefreshAheadSeconds: e.CHANNEL_TOKEN_REFRESH_AHEAD_SECONDS,
+    },
     creative:
       e.CREATIVE_PROVIDER === 'openai'
         ? {

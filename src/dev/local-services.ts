@@ -1,7 +1,7 @@
 /**
- * The local services `npm start` runs when `DATABASE_URL` / `TEMPORAL_ADDRESS` / `COOKIE_SECRETS` are unset:
- * where the embedded PostgreSQL and the Temporal dev server live and listen, and where the development cookie
- * secret is kept. The dev stack starts them from this description, and the CLI finds them through it: one
+ * The local services `npm start` runs when `DATABASE_URL` / `TEMPORAL_ADDRESS` / `COOKIE_SECRETS` /
+ * `CREDENTIAL_KEYS` are unset: where the embedded PostgreSQL and the Temporal dev server live and listen, and
+ * where the development cookie secret and credential key are kept. The dev stack starts them from this description, and the CLI finds them through it: one
  * rule for both, so that `npm run cli -- …` reaches exactly what `npm start` started (the CLI once derived the
  * addresses itself and never read the cookie secret, and so could not decrypt the OAuth signing keys).
  */
@@ -28,6 +28,8 @@ export interface LocalServices {
   temporalAddress: string;
   /** Where the development cookie secret is kept, or `null` when COOKIE_SECRETS is configured. */
   cookieSecretFile: string | null;
+  /** Where the development key sealing channel credentials is kept, or `null` when CREDENTIAL_KEYS is configured. */
+  credentialKeyFile: string | null;
 }
 
 /** Where everything is, from the configuration alone (no I/O). */
@@ -53,6 +55,7 @@ export function localServices(config: Config): LocalServices {
     embeddedTemporal,
     temporalAddress: config.temporal.address ?? `${embeddedTemporal!.host}:${embeddedTemporal!.port}`,
     cookieSecretFile: config.secrets.generated ? path.join(config.dataDir, 'dev-cookie-secret') : null,
+    credentialKeyFile: config.secrets.credentialKeysGenerated ? path.join(config.dataDir, 'dev-credential-key') : null,
   };
 }
 
@@ -60,13 +63,13 @@ export function localServices(config: Config): LocalServices {
 export class LocalSecretError extends Error {}
 
 /**
- * The development cookie secret in `file`, created on first use. Kept in DATA_DIR so that sessions survive
- * restarts and so that whatever was encrypted with it (the OAuth signing keys) stays readable to the next
- * run and to the CLI. A new secret is written to a file of its own and then hard-linked into place, which
+ * A development secret in `file` (the cookie secret, the credential key), created on first use. Kept in
+ * DATA_DIR so that sessions survive restarts and so that whatever was encrypted with it (the OAuth signing
+ * keys, channel credentials) stays readable to the next run, to the worker and to the CLI. A new secret is written to a file of its own and then hard-linked into place, which
  * fails if the file exists: a CLI and a dev stack starting together agree on one secret, and neither can
  * read a file that exists but is not yet written.
  */
-async function readOrCreateSecret(file: string): Promise<string> {
+async function readOrCreateSecret(file: string, what: string, variable: string): Promise<string> {
   await fs.mkdir(path.dirname(file), { recursive: true });
   const draft = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
   await fs.writeFile(draft, randomBytes(32).toString('base64url'), { mode: 0o600 });
@@ -80,7 +83,7 @@ async function readOrCreateSecret(file: string): Promise<string> {
   const secret = (await fs.readFile(file, 'utf8')).trim();
   if (secret.length < MIN_SECRET_LENGTH) {
     throw new LocalSecretError(
-      `The development cookie secret in ${file} is shorter than ${MIN_SECRET_LENGTH} characters; restore it, or set COOKIE_SECRETS to the API's secret`,
+      `The development ${what} in ${file} is shorter than ${MIN_SECRET_LENGTH} characters; restore it, or set ${variable} to the API's`,
     );
   }
   return secret;
@@ -98,11 +101,19 @@ export function withLocalServices(config: Config): Config {
 
 /**
  * The config the dev stack's processes and the CLI run with: local service addresses filled in, and the cookie
- * secret kept in DATA_DIR in place of a per-process random one (read, or created on first use).
+ * secret and credential key kept in DATA_DIR in place of per-process random ones (read, or created on first use).
  */
 export async function resolveLocalConfig(config: Config): Promise<Config> {
   const resolved = withLocalServices(config);
-  const file = localServices(config).cookieSecretFile;
-  if (!file) return resolved;
-  return { ...resolved, secrets: { cookieKeys: [await readOrCreateSecret(file)], generated: false } };
+  const { cookieSecretFile, credentialKeyFile } = localServices(config);
+  const secrets = { ...resolved.secrets };
+  if (cookieSecretFile) {
+    secrets.cookieKeys = [await readOrCreateSecret(cookieSecretFile, 'cookie secret', 'COOKIE_SECRETS')];
+    secrets.generated = false;
+  }
+  if (credentialKeyFile) {
+    secrets.credentialKeys = [await readOrCreateSecret(credentialKeyFile, 'credential key', 'CREDENTIAL_KEYS')];
+    secrets.credentialKeysGenerated = false;
+  }
+  return { ...resolved, secrets };
 }

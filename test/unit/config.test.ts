@@ -78,6 +78,7 @@ describe('configuration', () => {
         'AUTH_URL is required in production',
         'BRAND_ROOT_DOMAIN is required in production',
         'COOKIE_SECRETS is required in production',
+        'CREDENTIAL_KEYS is required in production',
       ]);
     }
     try {
@@ -88,6 +89,7 @@ describe('configuration', () => {
         AUTH_URL: 'https://auth.example.com',
         BRAND_ROOT_DOMAIN: 'sites.example.com',
         COOKIE_SECRETS: 'x'.repeat(32),
+        CREDENTIAL_KEYS: 'k'.repeat(32),
       });
       throw new Error('expected a ConfigError');
     } catch (error) {

@@ -28,6 +28,7 @@ it('describes the embedded services from DATA_DIR and the ports when no external
     embeddedTemporal: { dataDir: path.join(dataDir, 'temporal'), host: '127.0.0.1', port: 17001, uiPort: 8233 },
     temporalAddress: '127.0.0.1:17001',
     cookieSecretFile: path.join(dataDir, 'dev-cookie-secret'),
+    credentialKeyFile: path.join(dataDir, 'dev-credential-key'),
   });
 });
 
@@ -37,16 +38,19 @@ it('uses configured services and secrets as they are, and writes nothing', async
     DATABASE_URL: 'postgres://u:p@db.example:5432/x',
     TEMPORAL_ADDRESS: 'temporal.example:7233',
     COOKIE_SECRETS: 's'.repeat(32),
+    CREDENTIAL_KEYS: 'k'.repeat(32),
   });
   expect(localServices(config)).toMatchObject({
     embeddedPostgres: null,
     embeddedTemporal: null,
     cookieSecretFile: null,
+    credentialKeyFile: null,
   });
   const resolved = await resolveLocalConfig(config);
   expect(resolved.database.url).toBe('postgres://u:p@db.example:5432/x');
   expect(resolved.temporal.address).toBe('temporal.example:7233');
   expect(resolved.secrets.cookieKeys).toEqual(['s'.repeat(32)]);
+  expect(resolved.secrets.credentialKeys).toEqual(['k'.repeat(32)]);
   expect(await fs.readdir(dataDir)).toEqual([]);
 });
 
@@ -59,6 +63,18 @@ it('creates the development cookie secret once (mode 0600) and every later resol
   const file = path.join(dataDir, 'dev-cookie-secret');
   expect((await fs.stat(file)).mode & 0o777).toBe(0o600);
   expect((await fs.readFile(file, 'utf8')).trim()).toBe(first.secrets.cookieKeys[0]);
+});
+
+it('keeps a development credential key of its own beside the cookie secret, the same on every resolution', async () => {
+  const first = await resolveLocalConfig(loadConfig({ DATA_DIR: dataDir }));
+  const second = await resolveLocalConfig(loadConfig({ DATA_DIR: dataDir }));
+  expect(first.secrets.credentialKeys).toHaveLength(1);
+  expect(first.secrets.credentialKeysGenerated).toBe(false);
+  expect(second.secrets.credentialKeys).toEqual(first.secrets.credentialKeys);
+  expect(first.secrets.credentialKeys[0]).not.toBe(first.secrets.cookieKeys[0]);
+  const file = path.join(dataDir, 'dev-credential-key');
+  expect((await fs.stat(file)).mode & 0o777).toBe(0o600);
+  expect((await fs.readFile(file, 'utf8')).trim()).toBe(first.secrets.credentialKeys[0]);
 });
 
 it('agrees on one secret when several callers resolve it at the same moment', async () => {

@@ -1,47 +1,34 @@
 /**
  * The authorization server's signing keys, persisted in PostgreSQL so every instance and every restart signs
- * with the same keys. Private keys are encrypted at rest with AES-256-GCM under a key derived (HKDF) from the
- * cookie secrets; any of the configured secrets can decrypt, so secrets rotate without losing keys.
+ * with the same keys. Private keys are sealed at rest by the platform's secret box
+ * (`domain/shared/secret-box.ts`: AES-256-GCM under a key derived from the cookie secrets); any of the
+ * configured secrets can open them, so secrets rotate without losing keys.
  *
  * Rotation (`campaignctl oauth:rotate-signing-key`): a new key is added and becomes the signing key at the next
  * restart; older keys stay published for verification until retired.
  */
-import {
-  createCipheriv,
-  createDecipheriv,
-  generateKeyPairSync,
-  hkdfSync,
-  randomBytes,
-  type JsonWebKey,
-} from 'node:crypto';
+import { generateKeyPairSync, randomBytes, type JsonWebKey } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { createSecretBox, SecretBoxError } from '../../domain/shared/secret-box.ts';
 import { OidcSigningKey } from './oidc.entities.ts';
 
-function wrappingKey(secret: string): Buffer {
-  return Buffer.from(hkdfSync('sha256', secret, 'campaign-platform', 'oidc-signing-keys', 32));
-}
+const PURPOSE = 'oidc-signing-keys';
 
-export function encryptJwk(jwk: JsonWebKey, secret: string): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', wrappingKey(secret), iv);
-  const ciphertext = Buffer.concat([cipher.update(JSON.stringify(jwk), 'utf8'), cipher.final()]);
-  return `v1.${Buffer.concat([iv, cipher.getAuthTag(), ciphertext]).toString('base64url')}`;
+export function encryptJwk(jwk: JsonWebKey, secrets: readonly string[]): string {
+  return createSecretBox(secrets, PURPOSE).seal(JSON.stringify(jwk));
 }
 
 export function decryptJwk(stored: string, secrets: readonly string[]): JsonWebKey {
-  const raw = Buffer.from(stored.replace(/^v1\./, ''), 'base64url');
-  for (const secret of secrets) {
-    try {
-      const decipher = createDecipheriv('aes-256-gcm', wrappingKey(secret), raw.subarray(0, 12));
-      decipher.setAuthTag(raw.subarray(12, 28));
-      return JSON.parse(Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8'));
-    } catch {
-      // try the next secret
-    }
+  try {
+    return JSON.parse(createSecretBox(secrets, PURPOSE).open(stored).plaintext) as JsonWebKey;
+  } catch (error) {
+    if (!(error instanceof SecretBoxError)) throw error;
+    // src/cli/failures.ts recognises this sentence and tells the operator which secret the CLI used.
+    throw new Error(
+      'No configured COOKIE_SECRETS value decrypts the stored signing key; was the secret changed without keeping the old one?',
+      { cause: error },
+    );
   }
-  throw new Error(
-    'No configured COOKIE_SECRETS value decrypts the stored signing key; was the secret changed without keeping the old one?',
-  );
 }
 
 function newSigningJwk(): JsonWebKey & { kid: string } {
@@ -54,7 +41,7 @@ function newSigningJwk(): JsonWebKey & { kid: string } {
 export async function rotateSigningKey(orm: MikroORM, secrets: readonly string[]): Promise<string> {
   const jwk = newSigningJwk();
   const em = orm.em.fork();
-  em.create(OidcSigningKey, { kid: jwk.kid, encryptedJwk: encryptJwk(jwk, secrets[0]!), retiredAt: null });
+  em.create(OidcSigningKey, { kid: jwk.kid, encryptedJwk: encryptJwk(jwk, secrets), retiredAt: null });
   await em.flush();
   return jwk.kid;
 }
@@ -71,7 +58,7 @@ export async function loadSigningKeys(orm: MikroORM, secrets: readonly string[])
       .execute("select pg_advisory_xact_lock(hashtext('oidc-signing-keys'))", [], 'all', tx.getTransactionContext());
     if ((await tx.count(OidcSigningKey, { retiredAt: null })) === 0) {
       const jwk = newSigningJwk();
-      tx.create(OidcSigningKey, { kid: jwk.kid, encryptedJwk: encryptJwk(jwk, secrets[0]!), retiredAt: null });
+      tx.create(OidcSigningKey, { kid: jwk.kid, encryptedJwk: encryptJwk(jwk, secrets), retiredAt: null });
     }
   });
   const rows = await orm.em.fork().find(OidcSigningKey, { retiredAt: null }, { orderBy: { createdAt: 'desc' } });
