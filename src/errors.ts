@@ -98,6 +98,13 @@ export const ERROR_TABLE = {
   render_failed: refusal(500, JSON_RPC.internalError),
   approval_timeout: refusal(408, JSON_RPC.internalError),
   creative_provider_refused: refusal(502, JSON_RPC.internalError),
+
+  // Social channels: a connected account a person must reconnect, a network that refused a request.
+  channel_reconnect_required: refusal(409, JSON_RPC.invalidParams),
+  channel_refused: refusal(502, JSON_RPC.invalidParams),
+  channel_post_failed: refusal(500, JSON_RPC.internalError),
+  /** A post's error when its account was disconnected before it went out (retry once one is reconnected). */
+  account_disconnected: refusal(409, JSON_RPC.invalidParams),
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERROR_TABLE;
@@ -208,6 +215,23 @@ export class UnavailableError extends AppError {
 export class RateLimitedError extends AppError {
   constructor(message: string, retryAfterSeconds: number) {
     super('rate_limited', message, { retryAfterSeconds });
+  }
+}
+
+/**
+ * A connected channel account cannot be used until a person reconnects it (its app password was revoked, its
+ * sign-in refused): `details` name the account. Retrying does not help.
+ */
+export class ChannelReconnectRequiredError extends AppError {
+  constructor(message: string, details: { accountId: string; network: string; handle: string }) {
+    super('channel_reconnect_required', message, details);
+  }
+}
+
+/** A social network refused a request for a reason of its own (its error code and message are in `details`). */
+export class ChannelRefusedError extends AppError {
+  constructor(message: string, details: { network: string; networkError: string; status: number }) {
+    super('channel_refused', message, details);
   }
 }
 

@@ -19,6 +19,11 @@ export const PERMISSIONS = [
   'members:manage',
   /** List and revoke connected OAuth apps. */
   'apps:manage',
+  /**
+   * Connect, reconnect and disconnect social-network accounts: it hands the platform a credential that posts in
+   * the brand's name, so it is an admin matter like API keys (posting with a connected account is content:write).
+   */
+  'channels:manage',
   /** Read the audit log. */
   'audit:read',
   /**
@@ -42,6 +47,7 @@ const ADMIN: Permission[] = [
   'domains:manage',
   'members:manage',
   'apps:manage',
+  'channels:manage',
   'audit:read',
   'platform:versions',
 ];

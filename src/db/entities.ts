@@ -26,6 +26,8 @@ import { ApiKeySchema } from '../domain/workspaces/api-key.entity.ts';
 import { MembershipSchema } from '../domain/workspaces/membership.entity.ts';
 import { UserSchema } from '../domain/workspaces/user.entity.ts';
 import { WorkspaceSchema } from '../domain/workspaces/workspace.entity.ts';
+import { ChannelAccountSchema } from '../domain/channels/channel-account.entity.ts';
+import { ChannelPostSchema } from '../domain/channels/channel-post.entity.ts';
 
 export const ENTITY_SCHEMAS = [
   UserSchema,
@@ -56,4 +58,6 @@ export const ENTITY_SCHEMAS = [
   CustomDomainSchema,
   CreditQuoteSchema,
   FilmCommissionSchema,
+  ChannelAccountSchema,
+  ChannelPostSchema,
 ];

@@ -1,6 +1,7 @@
 /**
- * Fetching from the open web without reaching inside: the SSRF guard used for product imports and for OAuth
- * client metadata documents.
+ * Fetching from the open web without reaching inside: the SSRF guard used for product imports, for OAuth
+ * client metadata documents and for the social networks' API clients (a Bluesky account's server is named by
+ * its DID document, which its owner controls).
  *
  * - Only http(s) URLs, only ports 80 and 443, no credentials in the URL.
  * - The host is resolved once; every address is classified with ipaddr.js and only globally routable unicast
@@ -98,6 +99,10 @@ export function isPublicAddress(address: string): boolean {
   // global unicast.
   return parsed.kind() === 'ipv4' || parsed.match(GLOBAL_UNICAST_V6);
 }
+
+/** An API call (a record write, an upload of a video) may take this long, and answer this much, at most. */
+const API_TIMEOUT_MS = 120_000;
+const API_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
 
 /** Headers that must not follow a redirect to another origin. */
 const CREDENTIAL_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization']);
@@ -329,7 +334,39 @@ export function createSafeFetch(options: SafeFetchOptions = {}) {
     });
   }
 
-  return { fetch: safeFetch, guardedFetch, close: () => dispatcher.close() };
+  /**
+   * A WHATWG `fetch` for API clients that write (the social networks' clients: uploads, record writes): any
+   * method and body, the same address guard on every connection, no redirect followed (an API answering with
+   * one is returned as is), bounded time and response size. A refusal or a connection failure throws
+   * `FetchRefusedError`; a response of any status is returned, for the client to read.
+   */
+  async function apiFetch(input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
+    const url = checkUrl(typeof input === 'string' || input instanceof URL ? input : input.url);
+    const timeout = AbortSignal.timeout(API_TIMEOUT_MS);
+    const signal = init.signal ? AbortSignal.any([timeout, init.signal]) : timeout;
+    let response: Awaited<ReturnType<typeof undiciFetch>>;
+    try {
+      response = await undiciFetch(url, {
+        method: init.method ?? 'GET',
+        headers: init.headers as never,
+        body: init.body as never,
+        ...(init.body ? { duplex: 'half' } : {}),
+        redirect: 'manual',
+        signal,
+        dispatcher,
+      });
+    } catch (error) {
+      const cause = (error as { cause?: unknown }).cause;
+      if (cause instanceof FetchRefusedError) throw cause;
+      if (signal.aborted) throw new FetchRefusedError('timeout', `${url.host} took too long to answer`);
+      throw new FetchRefusedError('connection_failed', `Could not connect to ${url.host}`);
+    }
+    const nullBody = NULL_BODY_STATUSES.has(response.status);
+    const body = nullBody ? null : new Uint8Array(await readCapped(response, API_MAX_RESPONSE_BYTES));
+    return new Response(body, { status: response.status, headers: response.headers as unknown as Headers });
+  }
+
+  return { fetch: safeFetch, guardedFetch, apiFetch, close: () => dispatcher.close() };
 }
 
 export type SafeFetch = ReturnType<typeof createSafeFetch>;

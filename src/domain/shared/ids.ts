@@ -30,6 +30,8 @@ export const ID_PREFIXES = {
   filmCommission: 'fcm',
   siteDocument: 'sdc',
   customDomain: 'dom',
+  channelAccount: 'cha',
+  channelPost: 'chp',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -19,6 +19,8 @@ export const SurfaceId = idSchema('srf', 'surface');
 export const ZoneId = idSchema('zon', 'zone');
 export const JobId = idSchema('job', 'job');
 export const FilmId = idSchema('fcm', 'film commission');
+export const ChannelAccountId = idSchema('cha', 'channel account');
+export const ChannelPostId = idSchema('chp', 'channel post');
 
 /** An absolute http(s) URL as a person would paste it (surrounding spaces dropped). */
 export const HttpUrl = z
