@@ -1,6 +1,8 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
+import type { AuditService } from '../src/domain/audit/audit.service.ts';
 import type { RepublishPort } from '../src/domain/campaigns/campaigns.service.ts';
+import type { ChannelCore } from '../src/domain/channels/channel-core.ts';
 import type { CreativeStudio } from '../src/domain/creative/studio.ts';
 import type { CreativeServices } from '../src/domain/creative-services.ts';
 import type { SafeFetch } from '../src/net/safe-fetch.ts';
@@ -15,6 +17,11 @@ export interface ActivityDeps extends CreativeServices {
   studio: CreativeStudio;
   /** The SSRF-guarded fetcher for anything on the open web (CSV imports, product images). */
   safeFetch: Pick<SafeFetch, 'fetch'>;
+  audit: AuditService;
+  /** The social networks' adapters and the connected accounts' credentials. */
+  channels: ChannelCore;
+  /** Posts published within this many days have their metrics pulled. */
+  channelMetricsMaxAgeDays: number;
   /** Asks for the workspace's brand site to be republished (after a live campaign changed). */
   republish: RepublishPort;
   /** What brand-site rendering needs from configuration. */

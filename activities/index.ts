@@ -3,6 +3,7 @@
  * object (`proxyActivities<Activities>`), never the implementations.
  */
 import { createAnalyticsActivities } from './analytics.ts';
+import { createChannelActivities } from './channels.ts';
 import { createCreditActivities } from './credits.ts';
 import type { ActivityDeps } from './deps.ts';
 import { createFilmActivities } from './films.ts';
@@ -24,6 +25,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createFilmActivities(deps),
     ...createImportActivities(deps),
     ...createAnalyticsActivities(deps),
+    ...createChannelActivities(deps),
   };
 }
 

@@ -26,6 +26,7 @@ import { republishOutdatedSites } from './domain/publishing/publishing.service.t
 import { acrossWorkspaces, type WorkspaceScope } from './domain/shared/scope.ts';
 import { createSurfacesService } from './domain/surfaces/surfaces.service.ts';
 import { Workspace } from './domain/workspaces/workspace.entity.ts';
+import { SitePublication } from './domain/publishing/site-publication.entity.ts';
 import { SELECTABLE_PROFILES } from './mcp/profiles.ts';
 import type { Config } from './config.ts';
 import { createOrm, migrateToLatest } from './db/orm.ts';
@@ -53,6 +54,12 @@ import { brandSiteUrl } from './http/hosts.ts';
 import { createSiteEventRecorder, ensureEventPartitions } from './domain/analytics/event-recorder.ts';
 import { createSiteReader } from './domain/publishing/site-store.ts';
 import { createConciergeService } from './domain/concierge/concierge.service.ts';
+import { createChannelCore } from './domain/channels/channel-core.ts';
+import { createChannelAccountsService } from './domain/channels/channel-accounts.service.ts';
+import { createChannelPostsService } from './domain/channels/channel-posts.service.ts';
+import { createChannelClickRecorder } from './domain/channels/channel-clicks.ts';
+import { channelFetchOptions } from './net/channel-fetch.ts';
+import { ensureChannelMetricsSchedule } from './temporal/channel-metrics-schedule.ts';
 
 export interface Container {
   config: Config;
@@ -66,6 +73,8 @@ export interface Container {
   authenticator: Authenticator;
   /** The SSRF-guarded fetcher for anything on the open web. */
   safeFetch: SafeFetch;
+  /** The same guard for the social networks' API clients (channel-fetch.ts). */
+  channelFetch: SafeFetch;
   close(): Promise<void>;
 }
 
@@ -76,8 +85,10 @@ function createServices(
   log: Logger,
   safeFetch: SafeFetch,
   apiKeys: ApiKeyCache,
+  channelFetch: SafeFetch,
 ) {
   const credits = createCreditsService();
+  const audit = createAuditService();
   const launcher = createTemporalJobLauncher(temporal.client, config.temporal.taskQueue);
   const republish = createRepublishPort({ client: temporal.client, taskQueue: config.temporal.taskQueue, log });
   const studio = createConfiguredStudio(config, safeFetch);
@@ -89,6 +100,22 @@ function createServices(
     const workspace = await scope.em.findOneOrFail(Workspace, { id: scope.workspaceId });
     return brandSiteUrl(config, workspace.slug);
   };
+  // A post's link goes to the site's canonical origin: the one its latest publication was rendered for (a
+  // verified custom domain), else the brand subdomain.
+  const siteOrigin = async (scope: WorkspaceScope) => {
+    const latest = await scope.em.findOne(SitePublication, {}, { orderBy: { version: 'desc' } });
+    return latest?.origin ?? (await siteUrl(scope));
+  };
+  const channels = createChannelCore({ config, fetch: channelFetch.apiFetch, audit });
+  const channelPosts = createChannelPostsService({
+    ...channels,
+    jobs,
+    launcher,
+    audit,
+    media: studio.media,
+    siteOrigin,
+    publishing: { attempts: config.channels.publishAttempts, retrySeconds: config.channels.publishRetrySeconds },
+  });
   return {
     republish,
     products: createProductsService({ safeFetch }),
@@ -96,10 +123,10 @@ function createServices(
     surfaces: createSurfacesService({ siteUrl }),
     brand,
     analytics: createAnalyticsQueryService(),
-    customDomains: createCustomDomainsService({ config, republish, safeFetch, audit: createAuditService() }),
+    customDomains: createCustomDomainsService({ config, republish, safeFetch, audit }),
     callCodes: createCallCodesService({ selectableProfiles: SELECTABLE_PROFILES }),
     workspaces: createWorkspacesService({ onCredentialsChanged: () => apiKeys.clear() }),
-    audit: createAuditService(),
+    audit,
     sessions: createSessionsService(),
     rateLimiter: createRateLimiter(orm),
     connectedApps: createConnectedAppsService(),
@@ -121,6 +148,10 @@ function createServices(
     organization: createOrganizationService({ credits, brandSiteUrl: (slug) => brandSiteUrl(config, slug) }),
     siteEvents: createSiteEventRecorder(orm),
     concierge: createConciergeService(),
+    channels,
+    channelPosts,
+    channelAccounts: createChannelAccountsService({ ...channels, stopPending: channelPosts.stopPending }),
+    channelClicks: createChannelClickRecorder(orm),
     siteReader: createSiteReader(orm, (head) => brandSiteUrl(config, head.slug), {
       headTtlMs: config.brandSiteCacheTtlMs,
     }),
@@ -164,12 +195,20 @@ export async function createContainer(config: Config, options: ContainerOptions 
       await ensureAnalyticsSchedule(temporal.client, config.temporal.taskQueue).catch((error: unknown) =>
         log.warn({ err: error }, 'could not ensure the analytics rollup schedule; rollups wait until the next start'),
       );
+      await ensureChannelMetricsSchedule(
+        temporal.client,
+        config.temporal.taskQueue,
+        config.channels.metricsIntervalSeconds,
+      ).catch((error: unknown) =>
+        log.warn({ err: error }, 'could not ensure the channel metrics schedule; metrics wait until the next start'),
+      );
     }
     const safeFetch = createSafeFetch({ allowPrivateHosts: config.ssrfAllowPrivateHosts, ...options.safeFetch });
+    const channelFetch = createSafeFetch(channelFetchOptions(config, options.safeFetch));
     const provider = await createOidcProvider({ config, orm, log, safeFetch });
     const verifyBearer = createBearerVerifier({ provider, orm, config });
     const apiKeys = createApiKeyCache({ ttlMs: config.apiKeyCacheTtlMs });
-    const services = createServices(config, orm, temporal, log, safeFetch, apiKeys);
+    const services = createServices(config, orm, temporal, log, safeFetch, apiKeys, channelFetch);
     if (!options.lazyTemporal) {
       // Stored pages written under older publishing rules are replaced now, not at the brand's next change.
       await republishOutdatedSites({ em: acrossWorkspaces(orm.em), republish: services.republish, log }).catch(
@@ -185,8 +224,10 @@ export async function createContainer(config: Config, options: ContainerOptions 
       oauth: { provider, verifyBearer },
       authenticator: createAuthenticator({ orm, verifyBearer, apiKeys }),
       safeFetch,
+      channelFetch,
       async close() {
         await safeFetch.close();
+        await channelFetch.close();
         await temporal.connection.close();
         await orm.close();
       },

@@ -11,6 +11,9 @@ import { Client, Connection } from '@temporalio/client';
 import { createActivities } from '../activities/index.ts';
 import { loadConfigOrExit, type Config } from './config.ts';
 import { createConfiguredStudio } from './domain/creative/studio.ts';
+import { createAuditService } from './domain/audit/audit.service.ts';
+import { createChannelCore } from './domain/channels/channel-core.ts';
+import { channelFetchOptions } from './net/channel-fetch.ts';
 import { createCreativeServices } from './domain/creative-services.ts';
 import { createSafeFetch, type SafeFetchOptions } from './net/safe-fetch.ts';
 import { brandSiteUrl } from './http/hosts.ts';
@@ -48,6 +51,8 @@ export async function startWorker(
   const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
   const republish = createRepublishPort({ client, taskQueue: config.temporal.taskQueue, log });
   const studio = createConfiguredStudio(config, safeFetch);
+  const channelFetch = createSafeFetch(channelFetchOptions(config, options.safeFetch));
+  const audit = createAuditService();
   const worker = await Worker.create({
     connection,
     namespace: config.temporal.namespace,
@@ -59,6 +64,9 @@ export async function startWorker(
       studio,
       safeFetch,
       republish,
+      audit,
+      channels: createChannelCore({ config, fetch: channelFetch.apiFetch, audit }),
+      channelMetricsMaxAgeDays: config.channels.metricsMaxAgeDays,
       ...createCreativeServices({ studio, republish }),
       sites: {
         links: { base: config.urls.base, platform: config.urls.platform, auth: config.urls.auth },
@@ -72,6 +80,7 @@ export async function startWorker(
   const done = worker.run().finally(async () => {
     await clientConnection.close();
     await safeFetch.close();
+    await channelFetch.close();
     await connection.close();
     await orm.close();
   });

@@ -6,3 +6,5 @@ export { renderWorkflow } from './render.ts';
 export { filmCommissionWorkflow } from './film-commission.ts';
 export { productImportWorkflow } from './product-import.ts';
 export { analyticsRollupWorkflow } from './analytics-rollup.ts';
+export { channelPostWorkflow } from './channel-post.ts';
+export { channelMetricsWorkflow } from './channel-metrics.ts';

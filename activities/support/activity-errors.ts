@@ -18,6 +18,8 @@ export async function translateErrors<T>(work: () => Promise<T>): Promise<T> {
         message: error.message,
         type: error.code,
         nonRetryable: !ERROR_TABLE[error.code].retryable,
+        // Safe facts for the workflow (a rate limit's wait, a validation's fields).
+        ...(error.details ? { details: [error.details] } : {}),
       });
     }
     // A provider that refuses the request (bad key, bad model, policy) will refuse it again: fail now. Timeouts,

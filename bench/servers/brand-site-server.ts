@@ -69,6 +69,9 @@ const publishing = createPublishingActivities({
   republish: noop,
   brand: undefined as never,
   generation: undefined as never,
+  audit: undefined as never,
+  channels: undefined as never,
+  channelMetricsMaxAgeDays: 0,
   sites: {
     links: { base: config.urls.base, platform: config.urls.platform, auth: config.urls.auth },
     subdomainOrigin: (slug) => brandSiteUrl(config, slug),

@@ -35,6 +35,7 @@ const WORKFLOW_INPUTS_MATCH: { [W in JobWorkflow]: Matches<W> } = {
   filmCommissionWorkflow: true,
   productImportWorkflow: true,
   selftestWorkflow: true,
+  channelPostWorkflow: true,
 };
 void WORKFLOW_INPUTS_MATCH;
 

@@ -13,6 +13,7 @@ import { createContainer, type Container } from '../../src/container.ts';
 import { createHttpApp, type HttpApp } from '../../src/http/app.ts';
 import { createLogger } from '../../src/logger.ts';
 import { analyticsScheduleId } from '../../src/temporal/analytics-schedule.ts';
+import { channelMetricsScheduleId } from '../../src/temporal/channel-metrics-schedule.ts';
 import { startWorker, type RunningWorker } from '../../src/worker.ts';
 import { freePort } from './global-setup.ts';
 
@@ -44,6 +45,7 @@ export async function createTestDatabase(label = 'db'): Promise<string> {
 }
 
 export const TEST_COOKIE_SECRET = 'test-cookie-secret-0123456789abcdefghijklmnop';
+export const TEST_CREDENTIAL_KEY = 'test-credential-key-0123456789abcdefghijklmnop';
 
 /** A validated config for tests; `overrides` are environment variables. */
 export function testConfig(port: number, databaseUrl: string, overrides: Env = {}): Config {
@@ -56,6 +58,7 @@ export function testConfig(port: number, databaseUrl: string, overrides: Env = {
     TEMPORAL_TASK_QUEUE: `test-${randomBytes(6).toString('hex')}`,
     WORKFLOW_BUNDLE_PATH: required('TEST_WORKFLOW_BUNDLE'),
     COOKIE_SECRETS: TEST_COOKIE_SECRET,
+    CREDENTIAL_KEYS: TEST_CREDENTIAL_KEY,
     DATA_DIR: '.data/test',
     ...overrides,
   });
@@ -111,10 +114,15 @@ export async function startTestPlatform(
       if (platform.worker) await platform.worker.shutdown();
       // Each platform has its own task queue and so its own rollup schedule on the shared Temporal server;
       // left behind, it would start a run every minute that no worker ever picks up.
-      await container.temporal.client.schedule
-        .getHandle(analyticsScheduleId(config.temporal.taskQueue))
-        .delete()
-        .catch(() => undefined);
+      for (const scheduleId of [
+        analyticsScheduleId(config.temporal.taskQueue),
+        channelMetricsScheduleId(config.temporal.taskQueue),
+      ]) {
+        await container.temporal.client.schedule
+          .getHandle(scheduleId)
+          .delete()
+          .catch(() => undefined);
+      }
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

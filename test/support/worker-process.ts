@@ -19,6 +19,11 @@ export function workerEnv(config: Config): Record<string, string> {
     TEMPORAL_TASK_QUEUE: config.temporal.taskQueue,
     WORKFLOW_BUNDLE_PATH: config.temporal.workflowBundlePath!,
     COOKIE_SECRETS: config.secrets.cookieKeys.join(','),
+    CREDENTIAL_KEYS: config.secrets.credentialKeys.join(','),
+    BLUESKY_SERVICE_URL: config.channels.blueskyServiceUrl,
+    CHANNEL_PUBLISH_ATTEMPTS: String(config.channels.publishAttempts),
+    CHANNEL_PUBLISH_RETRY_SECONDS: String(config.channels.publishRetrySeconds),
+    CHANNEL_TOKEN_REFRESH_AHEAD_SECONDS: String(config.channels.tokenRefreshAheadSeconds),
     // The same data and media folders as the platform that spawned it, so what the worker stores (renders,
     // images) is what the platform's media store reads (the defaults would be `.data`, not the test's folder).
     DATA_DIR: config.dataDir,

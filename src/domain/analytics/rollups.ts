@@ -180,6 +180,7 @@ export async function rollupBatch(
     );
     await recordExposures(trx);
     await attributeConversions(trx);
+    await attributeChannelConversions(trx);
     await mergeSketches(trx);
     return { events: Number(events), groups: daily.length };
   });
@@ -263,6 +264,44 @@ async function attributeConversions(trx: Tx): Promise<void> {
        converted_sessions = analytics_variant_totals.converted_sessions + excluded.converted_sessions,
        converted_value = analytics_variant_totals.converted_value + excluded.converted_value,
        updated_at = now()`,
+  );
+}
+
+/**
+ * Conversion attribution to channel posts: a conversion of a session that arrived through a post's attributed
+ * link (`analytics_channel_sessions`, written by the brand host's hand-off) at or before the conversion counts
+ * for that post, under the same goal rule as above (the campaign's `conversion_goals`). A session converts
+ * once per post (`analytics_channel_conversions_daily` counts it on the day of its first attributed
+ * conversion); the value of every attributed conversion is summed on the day it happened.
+ */
+async function attributeChannelConversions(trx: Tx): Promise<void> {
+  await query(
+    trx,
+    `with attributed as (
+       select s.workspace_id, s.session_id, s.post_id, s.network, s.campaign_id, s.variant_id,
+         s.converted_at is null as first_time, min(e.occurred_at) as converted_at, coalesce(sum(e.value), 0) as value,
+         (min(e.occurred_at) at time zone 'UTC')::date as day
+       from rollup_batch e
+       join analytics_channel_sessions s on s.workspace_id = e.workspace_id and s.session_id = e.session_id
+         and (e.campaign_id = '' or s.campaign_id = e.campaign_id) and s.first_click_at <= e.occurred_at
+       left join campaigns c on c.id = s.campaign_id
+       where e.type = 'conversion' and e.session_id is not null
+         and (c.id is null or cardinality(c.conversion_goals) = 0 or e.goal = any(c.conversion_goals))
+       group by s.workspace_id, s.session_id, s.post_id, s.network, s.campaign_id, s.variant_id, s.converted_at
+     ), marked as (
+       update analytics_channel_sessions s
+       set converted_at = least(coalesce(s.converted_at, a.converted_at), a.converted_at)
+       from attributed a
+       where s.workspace_id = a.workspace_id and s.session_id = a.session_id and s.post_id = a.post_id
+       returning s.workspace_id
+     )
+     insert into analytics_channel_conversions_daily
+       (workspace_id, day, post_id, network, campaign_id, variant_id, converted_sessions, conversion_value)
+     select workspace_id, day, post_id, min(network), min(campaign_id), min(variant_id), count(*) filter (where first_time), sum(value)
+     from attributed group by workspace_id, day, post_id
+     on conflict (workspace_id, day, post_id) do update set
+       converted_sessions = analytics_channel_conversions_daily.converted_sessions + excluded.converted_sessions,
+       conversion_value = analytics_channel_conversions_daily.conversion_value + excluded.conversion_value`,
   );
 }
 

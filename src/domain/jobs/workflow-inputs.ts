@@ -70,6 +70,19 @@ export interface ProductImportInput extends JobIdentity {
   actor: string;
 }
 
+/** One publishing run of a channel post (`workflows/channel-post.ts`). */
+export interface ChannelPostInput extends JobIdentity {
+  postId: string;
+  network: string;
+  /** When to publish (ISO 8601); the run waits for it on a durable timer. */
+  scheduledAt: string;
+  /** Attempts against a network that does not answer, before the post fails. */
+  publishAttempts: number;
+  /** The first back-off between those attempts; it doubles each time, up to 10 minutes. */
+  publishRetrySeconds: number;
+  actor: string;
+}
+
 export interface SelftestWorkflowInput extends JobIdentity {
   steps: number;
   stepMs: number;
@@ -82,6 +95,7 @@ export interface JobWorkflowInputs {
   filmCommissionWorkflow: FilmCommissionInput;
   productImportWorkflow: ProductImportInput;
   selftestWorkflow: SelftestWorkflowInput;
+  channelPostWorkflow: ChannelPostInput;
 }
 
 export type JobWorkflow = keyof JobWorkflowInputs;
