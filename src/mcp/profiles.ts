@@ -6,6 +6,9 @@
  * secret call code issued by an operator; sending a profile *name* (or an unknown code) yields the minimal
  * discovery profile, so names cannot be used to probe for hidden tools.
  */
+import { CHANNEL_NETWORKS, type ChannelNetwork } from '../domain/channels/channel-networks.ts';
+import { channelToolNames } from './channel-tool-names.ts';
+
 export const DEFAULT_PROFILE = 'external_default';
 export const DISCOVERY_PROFILE = 'discovery';
 
@@ -27,6 +30,12 @@ export const DEFAULT_TOOLS = [
   'video_commission',
   'get_platform_info',
 ] as const;
+
+/** A network's two tools, for its `*_ops` profile and `autonomous_ops`. */
+const channelTools = (network: ChannelNetwork) => Object.values(channelToolNames(network));
+
+/** Every channel tool of every network the platform has an adapter for. */
+export const CHANNEL_TOOLS: readonly string[] = CHANNEL_NETWORKS.flatMap(channelTools);
 
 export interface ProfileDefinition {
   name: string;
@@ -88,7 +97,8 @@ export const PROFILES: readonly ProfileDefinition[] = [
     'query_analytics',
     'get_platform_info',
   ]),
-  profile('bluesky_ops', 'Campaign work plus the Bluesky channel tools.', [
+  profile('bluesky_ops', 'Bluesky posting plus campaign reads, analytics and platform info.', [
+    ...channelTools('bluesky'),
     'query_campaigns',
     'query_analytics',
     'get_platform_info',
@@ -103,7 +113,7 @@ export const PROFILES: readonly ProfileDefinition[] = [
     'query_analytics',
     'get_platform_info',
   ]),
-  profile('autonomous_ops', 'Every tool, for supervised autonomous agents.', DEFAULT_TOOLS),
+  profile('autonomous_ops', 'Every tool, for supervised autonomous agents.', [...DEFAULT_TOOLS, ...CHANNEL_TOOLS]),
 ];
 
 /** Profiles an operator can issue call codes for (all but the default and the discovery fallback). */

@@ -23,6 +23,8 @@ import queryVideo from './tools/query-video.ts';
 import queryVideoCommissions from './tools/query-video-commissions.ts';
 import renderVideo from './tools/render-video.ts';
 import videoCommission from './tools/video-commission.ts';
+import { createChannelTools } from './tools/channel-tools.ts';
+import { CHANNEL_NETWORKS } from '../domain/channels/channel-networks.ts';
 
 /** Every implemented tool. A tool named by a profile but missing here is simply not listed yet. */
 export const ALL_TOOLS: readonly ToolDefinition[] = [
@@ -41,6 +43,8 @@ export const ALL_TOOLS: readonly ToolDefinition[] = [
   queryVideoCommissions,
   videoCommission,
   getPlatformInfo,
+  // The channel tools: a pair per network, generated from one definition.
+  ...CHANNEL_NETWORKS.flatMap(createChannelTools),
 ];
 
 /** A `tools/list` entry exactly as the SDK types it. */

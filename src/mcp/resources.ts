@@ -14,6 +14,9 @@
 import { ANALYTICS_WINDOWS, SMALL_SAMPLE_SESSIONS, SNAPSHOT_SECTIONS } from '../domain/analytics/analytics-window.ts';
 import { describeMethod } from '../domain/analytics/statistics/index.ts';
 import { describePriceList } from '../domain/credits/price-list.ts';
+import { CHANNEL_METRICS, CHANNEL_NETWORKS, NETWORK_NAMES } from '../domain/channels/channel-networks.ts';
+import { NETWORK_RULES } from '../domain/channels/network-rules.ts';
+import { channelToolNames } from './channel-tool-names.ts';
 import { POLL_INTERVAL_MS, TASK_TOOLS } from './tasks.ts';
 import {
   ResourceNotFoundError,
@@ -119,6 +122,24 @@ const FLOWS = [
     steps: ['get_platform_info topic=organization', 'run the recipe', 'merge reports client-side'],
     tools: ['get_platform_info'],
   },
+  // One per network: its two tools plus analytics, listed where the profile shows them all.
+  ...CHANNEL_NETWORKS.map((network) => {
+    const names = channelToolNames(network);
+    return {
+      name: `post_to_${network}`,
+      summary: `A campaign variant to a ${NETWORK_NAMES[network]} post, scheduled, measured.`,
+      steps: [
+        `${names.read} accounts (a person connects them in the dashboard)`,
+        'query_campaigns variants',
+        `${names.write} validate (dry run; fix every issue)`,
+        'confirm the text, image and time with the user',
+        `${names.write} schedule (or publish_now)`,
+        `${names.read} get_post (poll, or the task handle)`,
+        'query_analytics snapshot sections=["channels"]',
+      ],
+      tools: [names.read, names.write, 'query_campaigns', 'query_analytics'],
+    };
+  }),
 ];
 
 export interface ResourceCaller {
@@ -206,7 +227,7 @@ export async function readResource(
   const { scope, services, principal } = caller;
   const ws = principal.workspaceId;
   // A domain `not_found` here becomes the spec's resource-not-found error at the MCP edge (server-factory.ts).
-  if (uri === 'svc://capabilities') return { contents: [json(uri, capabilities(caller, compiled))] };
+  if (uri === 'svc://capabilities') return { contents: [json(uri, await capabilities(caller, compiled))] };
   if (uri === INSPECTOR_URI && compiled.showsInspector) {
     return { contents: [{ uri, mimeType: INSPECTOR_MIME, text: inspectorHtml() }] };
   }
@@ -233,7 +254,40 @@ export async function readResource(
   return { contents: [json(uri, await services.surfaces.getSurface(scope, id))] };
 }
 
-function capabilities(caller: ResourceCaller, compiled: CompiledResources) {
+/**
+ * The channels this connection can post to: per network whose tools the profile shows, the tools, the
+ * network's rules and the workspace's connected accounts (never their credentials).
+ */
+async function channelCapabilities(caller: ResourceCaller) {
+  const networks = CHANNEL_NETWORKS.filter((network) => {
+    const names = channelToolNames(network);
+    return caller.profile.tools.has(names.read) || caller.profile.tools.has(names.write);
+  });
+  return Promise.all(
+    networks.map(async (network) => {
+      const names = channelToolNames(network);
+      const accounts = await caller.services.channelAccounts.list(caller.scope, { network, limit: MAX_PAGE_SIZE });
+      const rules = NETWORK_RULES[network];
+      return {
+        network,
+        name: NETWORK_NAMES[network],
+        tools: Object.values(names).filter((name) => caller.profile.tools.has(name)),
+        accounts: accounts.items.map(({ id, handle, status, statusReason }) => ({ id, handle, status, statusReason })),
+        connect: 'A workspace admin connects accounts in the dashboard (Channels); agents cannot.',
+        rules: {
+          text: `${rules.textLimit} ${rules.textUnit}, the attributed link included`,
+          images: `${rules.maxImages} per post, ${rules.maxImageBytes} bytes each, alt text required`,
+          video: rules.maxVideos > 0 ? `${rules.maxVideos} per post` : 'not posted to this network yet',
+          editPublished: rules.editPublished,
+          metrics: rules.metrics,
+          unknownMetrics: CHANNEL_METRICS.filter((name) => !rules.metrics.includes(name)),
+        },
+      };
+    }),
+  );
+}
+
+async function capabilities(caller: ResourceCaller, compiled: CompiledResources) {
   const { principal, profile } = caller;
   return {
     workspace: { id: principal.workspaceId, name: principal.workspaceName },
@@ -301,6 +355,7 @@ function capabilities(caller: ResourceCaller, compiled: CompiledResources) {
           experimentMethod: describeMethod(),
         }
       : null,
+    channels: await channelCapabilities(caller),
     tasks: {
       tools: compiled.taskTools,
       eras: ['2025-11-25 (task param, tasks/get|result|list|cancel)', '2026-07-28 (io.modelcontextprotocol/tasks)'],

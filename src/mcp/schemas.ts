@@ -7,6 +7,8 @@ import { MAX_PAGE_SIZE } from '../domain/shared/pagination.ts';
 import {
   CampaignId,
   DeploymentId,
+  ChannelAccountId,
+  ChannelPostId,
   FilmId,
   JobId,
   ProductId,
@@ -25,6 +27,8 @@ export const Ids = {
   zone: ZoneId.describe('A zone id (zon_…).'),
   job: JobId.describe('A job id (job_…).'),
   film: FilmId.describe('A film commission id (fcm_…).'),
+  channelAccount: ChannelAccountId.describe('A connected channel account id (cha_…).'),
+  channelPost: ChannelPostId.describe('A channel post id (chp_…).'),
 };
 
 export const Paging = {
@@ -227,3 +231,78 @@ export const FilmOut = z.looseObject({
   createdAt: z.string(),
   updatedAt: z.string(),
 });
+
+/** Engagement a network reports; a measure it does not have is null (unknown), never 0. */
+export const ChannelMetricsOut = z.looseObject({
+  impressions: z.number().nullable(),
+  likes: z.number().nullable(),
+  reposts: z.number().nullable(),
+  replies: z.number().nullable(),
+  quotes: z.number().nullable(),
+  bookmarks: z.number().nullable(),
+});
+
+export const ChannelAccountOut = z.looseObject({
+  id: z.string(),
+  network: z.string(),
+  handle: z.string(),
+  displayName: nullableString,
+  externalId: z.string(),
+  profileUrl: z.string(),
+  status: z.string(),
+  statusReason: nullableString,
+  connectedBy: z.string(),
+  connectedAt: z.string(),
+  lastSuccessAt: nullableString,
+  quota: z
+    .looseObject({
+      policy: nullableString,
+      limit: z.number(),
+      remaining: z.number(),
+      resetAt: z.string(),
+      observedAt: z.string(),
+    })
+    .nullable(),
+});
+
+export const ChannelPostOut = z.looseObject({
+  id: z.string(),
+  network: z.string(),
+  accountId: z.string(),
+  status: z.string(),
+  text: z.string(),
+  link: z.looseObject({ url: z.string(), display: z.string() }).nullable(),
+  media: z.array(z.looseObject({ url: z.string(), mimeType: z.string(), alt: z.string() })),
+  campaignId: nullableString,
+  variantId: nullableString,
+  scheduledAt: nullableString,
+  publishedAt: nullableString,
+  externalId: nullableString,
+  externalUrl: nullableString,
+  error: z.looseObject({ code: z.string(), message: z.string() }).nullable(),
+  attempts: z.number(),
+  metrics: ChannelMetricsOut.nullable(),
+  jobId: nullableString,
+  version: z.number(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+const IssueOut = z.looseObject({ field: z.string(), rule: z.string(), message: z.string() });
+
+export const PostValidationOut = z
+  .looseObject({
+    valid: z.boolean(),
+    issues: z.array(IssueOut),
+    warnings: z.array(IssueOut),
+    preview: z.looseObject({
+      text: z.string(),
+      length: z.number(),
+      limit: z.number(),
+      unit: z.string(),
+      facets: z.array(z.looseObject({ kind: z.string(), text: z.string(), target: nullableString })),
+    }),
+  })
+  .describe(
+    'What the network would be sent, and every reason it would refuse it (issues) or might surprise (warnings).',
+  );

@@ -7,6 +7,8 @@ import type { AnalyticsQueryService } from '../domain/analytics/analytics-query.
 import type { AuditService } from '../domain/audit/audit.service.ts';
 import type { BrandService } from '../domain/brand/brand.service.ts';
 import type { CampaignsService } from '../domain/campaigns/campaigns.service.ts';
+import type { ChannelAccountsService } from '../domain/channels/channel-accounts.service.ts';
+import type { ChannelPostsService } from '../domain/channels/channel-posts.service.ts';
 import type { FilmsService } from '../domain/films/films.service.ts';
 import type { GenerationLauncher } from '../domain/generation/generation-launcher.ts';
 import type { JobsService } from '../domain/jobs/jobs.service.ts';
@@ -22,6 +24,8 @@ export interface McpServices {
   audit: AuditService;
   brand: BrandService;
   campaigns: CampaignsService;
+  channelAccounts: ChannelAccountsService;
+  channelPosts: ChannelPostsService;
   films: FilmsService;
   generation: GenerationLauncher;
   health: HealthService;

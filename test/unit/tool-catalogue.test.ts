@@ -5,7 +5,7 @@
  */
 import type { z } from 'zod';
 import { PERMISSIONS } from '../../src/auth/permissions.ts';
-import { DEFAULT_TOOLS, PROFILES, SELECTABLE_PROFILES } from '../../src/mcp/profiles.ts';
+import { CHANNEL_TOOLS, DEFAULT_TOOLS, PROFILES, SELECTABLE_PROFILES } from '../../src/mcp/profiles.ts';
 import { getPrompt, PROMPTS } from '../../src/mcp/prompts.ts';
 import { ALL_TOOLS, CATALOGUE } from '../../src/mcp/registry.ts';
 
@@ -15,13 +15,35 @@ describe('the default profile', () => {
   it('shows exactly the spec tools that exist, in the spec order, and nothing else', () => {
     expect(DEFAULT_TOOLS).toHaveLength(15);
     expect(listing('external_default').map((t) => t.name)).toEqual(DEFAULT_TOOLS);
-    expect(ALL_TOOLS.map((tool) => tool.name).sort()).toEqual([...DEFAULT_TOOLS].sort());
+    expect(ALL_TOOLS.map((tool) => tool.name).sort()).toEqual([...DEFAULT_TOOLS, ...CHANNEL_TOOLS].sort());
   });
 
-  it('names only spec tools in every profile (channel tools come with their channels)', () => {
+  it('names only spec tools and channel tools in every profile', () => {
     for (const profile of PROFILES) {
-      for (const name of profile.tools) expect(DEFAULT_TOOLS).toContain(name);
+      for (const name of profile.tools) expect([...DEFAULT_TOOLS, ...CHANNEL_TOOLS]).toContain(name);
     }
+  });
+});
+
+describe('the channel profiles', () => {
+  const CAMPAIGN_READS_ANALYTICS_INFO = ['query_campaigns', 'query_analytics', 'get_platform_info'];
+
+  it('show a network’s two tools plus campaign reads, analytics and platform info', () => {
+    expect(CHANNEL_TOOLS).toEqual(['query_bluesky', 'manage_bluesky']);
+    expect(listing('bluesky_ops').map((t) => t.name)).toEqual([
+      'query_bluesky',
+      'manage_bluesky',
+      ...CAMPAIGN_READS_ANALYTICS_INFO,
+    ]);
+    // Networks without an adapter yet keep their placeholder: no tool of another network leaks in.
+    for (const profile of ['meta_ops', 'reddit_ops', 'tiktok_ops']) {
+      expect(listing(profile).map((t) => t.name)).toEqual(CAMPAIGN_READS_ANALYTICS_INFO);
+    }
+  });
+
+  it('leave the default profile at the 15 spec tools and show every tool to autonomous_ops', () => {
+    expect(listing('external_default').map((t) => t.name)).toEqual(DEFAULT_TOOLS);
+    expect(listing('autonomous_ops').map((t) => t.name)).toEqual([...DEFAULT_TOOLS, ...CHANNEL_TOOLS]);
   });
 
   it('keeps the discovery profile minimal and every other profile behind a call code', () => {
@@ -52,9 +74,10 @@ describe.each(ALL_TOOLS.map((tool) => [tool.name, tool] as const))('%s', (name, 
     }
     expect(annotations?.readOnlyHint).toBe(name.startsWith('query_') || name === 'get_platform_info');
     if (annotations?.readOnlyHint) expect(annotations.destructiveHint).toBe(false);
-    // manage_products reaches the open web; generation and films may call an external model provider.
+    // manage_products reaches the open web; generation and films may call an external model provider; a
+    // channel's manage tool publishes to its social network.
     expect(annotations?.openWorldHint).toBe(
-      ['manage_products', 'generate_campaign', 'video_commission'].includes(name),
+      ['manage_products', 'generate_campaign', 'video_commission', 'manage_bluesky'].includes(name),
     );
   });
 

@@ -32,6 +32,7 @@ import { resolveWindow, SNAPSHOT_SECTIONS, type ResolvedWindow, type SnapshotSec
 import { readWindowBuild } from './window-reach.ts';
 import { createExperimentsService, topPerformer, type ExperimentPage, type ExperimentView } from './experiments.ts';
 import { conciergeGapsInsight, experimentInsight, STALL_DAYS, stalledInsight, type Insight } from './insight-rules.ts';
+import { channelsSection, compareVariantsAcrossChannels, type ChannelsSection } from '../channels/channel-reports.ts';
 
 const DAY_MS = 86_400_000;
 const DEFAULT_SECTION_ROWS = 20;
@@ -73,6 +74,8 @@ export interface Snapshot {
     answerRate: number | null;
     topUnanswered: { query: string; count: number; lastAskedAt: string }[];
   };
+  /** Social channels: the networks' engagement and the visits and conversions their posts' links brought. */
+  channels?: ChannelsSection;
   /** Rows left out of list sections by `limit`. */
   truncated?: Partial<Record<'campaigns' | 'variants' | 'surfaces', number>>;
 }
@@ -263,6 +266,8 @@ export function createAnalyticsQueryService(deps: { now?: () => Date } = {}) {
       if (top.left) truncated.surfaces = top.left;
     }
     if (wants('concierge')) result.concierge = await concierge(scope, window);
+    if (wants('channels'))
+      result.channels = await channelsSection(scope, window, { campaignId: input.campaignId, limit });
     if (Object.keys(truncated).length) result.truncated = truncated;
     return result;
   }
@@ -306,6 +311,8 @@ export function createAnalyticsQueryService(deps: { now?: () => Date } = {}) {
     insights,
     experiments: experimentsService.experiments,
     topPerformer,
+    /** Each campaign's variants compared across the social networks they were posted to (the CVG dashboard). */
+    channelComparison: compareVariantsAcrossChannels,
   };
 }
 

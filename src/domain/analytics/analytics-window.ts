@@ -10,7 +10,15 @@ export const ANALYTICS_WINDOWS = ['1d', '7d', '28d', '90d'] as const;
 export type AnalyticsWindow = (typeof ANALYTICS_WINDOWS)[number];
 export const DEFAULT_WINDOW: AnalyticsWindow = '7d';
 
-export const SNAPSHOT_SECTIONS = ['summary', 'campaigns', 'variants', 'surfaces', 'timeseries', 'concierge'] as const;
+export const SNAPSHOT_SECTIONS = [
+  'summary',
+  'campaigns',
+  'variants',
+  'surfaces',
+  'timeseries',
+  'concierge',
+  'channels',
+] as const;
 export type SnapshotSection = (typeof SNAPSHOT_SECTIONS)[number];
 
 /**

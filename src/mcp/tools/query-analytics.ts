@@ -3,6 +3,8 @@ import { ANALYTICS_WINDOWS, SNAPSHOT_SECTIONS } from '../../domain/analytics/ana
 import type { ExperimentView } from '../../domain/analytics/experiments.ts';
 import { topPerformer } from '../../domain/analytics/experiments.ts';
 import type { Metrics } from '../../domain/analytics/analytics-reader.ts';
+import { CHANNEL_METRICS } from '../../domain/channels/channel-networks.ts';
+import type { ChannelComparison, ChannelsSection } from '../../domain/channels/channel-reports.ts';
 import { defineAction, defineTool } from '../define-tool.ts';
 import { Ids, NextCursor, Paging } from '../schemas.ts';
 
@@ -21,6 +23,32 @@ function describeMetrics(label: string, m: Metrics): string {
     `(CTR ${pct(m.clickThroughRate)}), ${count(m.conversions)} conversions` +
     (m.convertedSessions ? `, ${count(m.convertedSessions)} converted sessions (${pct(m.conversionRate)})` : '') +
     (m.smallSample ? ' — small sample, treat rates as anecdotal' : '')
+  );
+}
+
+/** A network's figures in one phrase; an unknown measure is named as unknown, never as 0. */
+function describeChannel(row: ChannelsSection['networks'][number]): string {
+  const known = CHANNEL_METRICS.filter((name) => row.metrics[name] !== null).map(
+    (name) => `${count(row.metrics[name]!)} ${name}`,
+  );
+  const unknown = CHANNEL_METRICS.filter((name) => row.metrics[name] === null);
+  return (
+    `${row.name}: ${row.posts} post(s), ${known.join(', ') || 'no engagement measured'}` +
+    (unknown.length ? ` (${unknown.join(', ')} unknown)` : '') +
+    `, ${count(row.clicks)} link visits, ${count(row.conversions)} conversions`
+  );
+}
+
+function describeComparison(comparisons: ChannelComparison[], arms: ExperimentView['control'][]): string[] {
+  return comparisons.map(
+    (comparison) =>
+      `  on ${comparison.name}: ` +
+      comparison.variants
+        .map((variant) => {
+          const arm = arms.find((candidate) => candidate.variantId === variant.variantId);
+          return `"${arm?.name ?? variant.variantId}" ${count(variant.engagement)} engagements, ${count(variant.clicks)} link visits, ${count(variant.conversions)} conversions (${variant.posts} post(s))`;
+        })
+        .join('; '),
   );
 }
 
@@ -59,7 +87,8 @@ export default defineTool({
     'Read campaign performance. Read-only and free. Impressions (raw deliveries) and Reach (distinct sessions)',
     'are separate measures: always report both, never one as the other. Start with action snapshot and',
     'sections ["summary"] (the default); widen with campaigns, variants, surfaces, timeseries or concierge only',
-    'where the summary shows something to explain. cvg_dashboard gives per-variant performance against the',
+    'where the summary shows something to explain. The channels section gives social-network engagement per network,',
+    'campaign, variant and post (a measure a network lacks is null: unknown, not 0); it is never part of Impressions or Reach. cvg_dashboard gives per-variant performance against the',
     'control and a decision per variant (winner, loser, keep_running, inconclusive) by a stated method that',
     'stays valid however often it is polled; do not call a variant a winner unless the dashboard does.',
     'ab_test gives the raw experiment read-out (exposures, conversions, intervals, sample-ratio check).',
@@ -99,7 +128,7 @@ export default defineTool({
   actions: {
     snapshot: defineAction({
       summary:
-        'Impressions, Reach, clicks, conversions for a window; sections summary (default), campaigns, variants, surfaces, timeseries, concierge.',
+        'Impressions, Reach, clicks, conversions for a window; sections summary (default), campaigns, variants, surfaces, timeseries, concierge, channels.',
       permission: 'workspace:read',
       input: z.object({
         action: z.literal('snapshot'),
@@ -133,6 +162,13 @@ export default defineTool({
                 : ''),
           );
         if (snapshot.timeseries) lines.push(`Timeseries: ${snapshot.timeseries.length} days in structuredContent.`);
+        if (snapshot.channels) {
+          lines.push(
+            snapshot.channels.networks.length
+              ? `Channels (not part of Impressions or Reach): ${snapshot.channels.networks.map(describeChannel).join('; ')}.`
+              : 'Channels: no published post was measured in this window.',
+          );
+        }
         return { structured: { action: 'snapshot', snapshot }, text: lines.join('\n') };
       },
     }),
@@ -160,16 +196,22 @@ export default defineTool({
     }),
     cvg_dashboard: defineAction({
       summary:
-        'per-variant performance and winner detection against control: estimate and interval, chance to beat control, always-valid p-value (Holm-adjusted), SRM, sample and runtime vs minimums, decision with reason, top performer.',
+        'per-variant performance and winner detection against control: estimate and interval, chance to beat control, always-valid p-value (Holm-adjusted), SRM, sample and runtime vs minimums, decision with reason, top performer; and the same variants compared on each social channel they were posted to.',
       permission: 'workspace:read',
       input: z.object({ action: z.literal('cvg_dashboard'), ...experimentInput }),
       async run(ctx, args) {
         const page = await ctx.services.analytics.experiments(ctx.scope, args);
+        const channels = await ctx.services.analytics.channelComparison(
+          ctx.scope,
+          page.experiments.map((experiment) => experiment.campaignId),
+        );
         const experiments = page.experiments.map(({ verdict, ...experiment }) => ({
           ...experiment,
           runtime: verdict.runtime,
           comparisons: verdict.variants,
           topPerformer: topPerformer({ ...experiment, verdict }),
+          // The same variants on social networks: engagement and link visits, apart from the site's test.
+          channels: channels.get(experiment.campaignId) ?? [],
         }));
         return {
           structured: {
@@ -180,7 +222,17 @@ export default defineTool({
             nextCursor: page.nextCursor,
           },
           text: page.experiments.length
-            ? page.experiments.map((experiment) => describeExperiment(experiment, true)).join('\n')
+            ? page.experiments
+                .map((experiment) =>
+                  [
+                    describeExperiment(experiment, true),
+                    ...describeComparison(channels.get(experiment.campaignId) ?? [], [
+                      experiment.control,
+                      ...experiment.variants,
+                    ]),
+                  ].join('\n'),
+                )
+                .join('\n')
             : 'No experiments: no campaign on this page has two or more active variants.',
         };
       },
