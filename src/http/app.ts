@@ -145,6 +145,7 @@ export function createHttpApp(container: Container): HttpApp {
     events: services.siteEvents,
     servedEvents,
     log,
+    channelClicks: services.channelClicks,
     concierge: conciergeMiddleware({
       concierge: services.concierge,
       limiter: services.rateLimiter,

@@ -62,6 +62,19 @@ code,.secret{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;word-break:
 .secret{display:block;background:#1b1f24;color:#e6edf3;padding:12px;border-radius:6px;margin:8px 0}
 .muted{color:#4a515c;font-size:.9rem}.inline{display:inline}.row{display:flex;gap:12px;align-items:end;flex-wrap:wrap}
 fieldset{border:1px solid #d5d9e0;border-radius:6px;padding:12px 16px}legend{font-weight:600}
+a.button{display:inline-block;padding:8px 16px;border-radius:6px;border:1px solid #0b57d0;text-decoration:none}
+a.button.secondary{background:#fff;color:#0b57d0}
+.badge{display:inline-block;padding:2px 10px;border-radius:999px;font-size:.8rem;font-weight:600;white-space:nowrap;background:#eceff3;color:#3c434d}
+.badge.ok{background:#e6f4ea;color:#0d652d}.badge.warn{background:#fef7e0;color:#7a4f01}
+.badge.error{background:#fce8e6;color:#8c1d18}.badge.info{background:#e8f0fe;color:#0b3d91}
+.reason{margin:8px 0;padding:8px 12px;border-left:4px solid #b3261e;background:#fdf3f2;font-size:.95rem}
+.table-wrap{overflow-x:auto;border-radius:8px;border:1px solid #d5d9e0}.table-wrap table{min-width:640px}
+details>summary{cursor:pointer;color:#0b57d0;font-weight:600;padding:8px 0}
+.accounts{list-style:none;padding:0;margin:0 0 16px;display:grid;gap:12px}.accounts .card{margin:0}
+.account-head{display:flex;justify-content:space-between;gap:12px;align-items:flex-start;flex-wrap:wrap}
+.facts{display:grid;grid-template-columns:repeat(auto-fit,minmax(200px,1fr));gap:8px 16px;margin:12px 0}
+.facts dt{font-size:.8rem;color:#4a515c;text-transform:uppercase;letter-spacing:.04em}.facts dd{margin:0}
+.actions{align-items:center}
 `;
 
 export interface PageOptions {

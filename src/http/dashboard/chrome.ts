@@ -25,6 +25,7 @@ function header(chrome: Chrome): SafeHtml {
         ['Members', `/w/${current.id}/members`, 'viewer'],
         ['API keys', `/w/${current.id}/keys`, 'admin'],
         ['Custom domains', `/w/${current.id}/domains`, 'admin'],
+        ['Channels', `/w/${current.id}/channels`, 'viewer'],
         ['Connected apps', `/w/${current.id}/apps`, 'admin'],
         ['Audit log', `/w/${current.id}/audit`, 'admin'],
         ['Credits', `/w/${current.id}/credits`, 'viewer'],

@@ -1,7 +1,7 @@
 /**
  * The human dashboard on the platform host: sign up, sign in and out; workspaces, members and roles; API keys
- * (secret shown once); custom domains of the brand site; connected apps; the audit log; credits; the operator
- * pages. Each page group keeps its routes next to its views; `kit.ts` holds what they share.
+ * (secret shown once); custom domains of the brand site; social channels (connected accounts and their posts);
+ * connected apps; the audit log; credits; the operator pages. Each page group keeps its routes next to its views; `kit.ts` holds what they share.
  *
  * Every page needs a session (HttpOnly cookie, server-side row), every POST a valid CSRF token, every
  * workspace page a membership (another workspace answers exactly like a missing one) and the permission its
@@ -11,6 +11,7 @@ import Router from '@koa/router';
 import { accountRoutes } from './account.ts';
 import { connectedAppRoutes } from './apps.ts';
 import { auditLogRoutes } from './audit-log.ts';
+import { channelRoutes } from './channels.ts';
 import { creditRoutes } from './credits.ts';
 import { domainRoutes } from './domains.ts';
 import { keyRoutes } from './keys.ts';
@@ -30,6 +31,7 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     memberRoutes,
     keyRoutes,
     domainRoutes,
+    channelRoutes,
     connectedAppRoutes,
     auditLogRoutes,
     creditRoutes,

@@ -15,7 +15,8 @@ import { publishedIds, readBeacon, type PublishedIds } from '../../domain/analyt
 import type { SiteEventSink } from '../../domain/analytics/site-events.ts';
 import type { SiteHead, SiteReader } from '../../domain/publishing/site-store.ts';
 import { BEACON_SCRIPT, BEACON_SCRIPT_ETAG } from '../../public/brand-site/beacon-script.ts';
-import { handOffUrl } from '../../public/brand-site/hand-off.ts';
+import type { ChannelClickRecorder } from '../../domain/channels/channel-clicks.ts';
+import { channelHandOffTarget, handOffUrl } from '../../public/brand-site/hand-off.ts';
 import { BRAND_PATHS, type PublishedSite } from '../../public/brand-site/site-model.ts';
 import { RequestRefusedError } from '../../errors.ts';
 import { notModified } from '../conditional.ts';
@@ -48,6 +49,8 @@ export interface BrandSiteDeps {
   log: Logger;
   /** The concierge (`POST /ask`, `POST /a2a`); it finds the publication in `ctx.state.brandSite`. */
   concierge?: Koa.Middleware;
+  /** Visits through a social post's attributed link (`/_cp/go?…&p=<post>`). */
+  channelClicks?: ChannelClickRecorder;
 }
 
 /** 404 for the error boundary to answer; never cached, since the page or site may be published any moment. */
@@ -134,11 +137,47 @@ export function brandSiteRoutes(deps: BrandSiteDeps): (ctx: Koa.Context, site: S
     ctx.body = { accepted: result.events.length, rejected: result.rejected };
   }
 
-  /** `GET /_cp/go?c=&v=`: on to the variant's call-to-action URL, with the visitor's id (hand-off.ts). */
+  /**
+   * A visit through a social post's link (`p`): the visitor gets an id (so a later conversion attributes to the
+   * post), the visit is recorded for the post, and the visitor goes on to the variant's call to action or the
+   * campaign's page. A `p` that names no published post of this workspace's campaign and variant records
+   * nothing and is treated as absent.
+   */
+  async function channelHandOff(
+    ctx: Koa.Context,
+    head: SiteHead,
+    published: PublishedSite,
+    ids: { campaignId: string; variantId: string; postId: string },
+  ): Promise<boolean> {
+    if (!deps.channelClicks) return false;
+    const sessionId = visitorId(ctx, true)!;
+    const target = channelHandOffTarget(published, ids.campaignId, ids.variantId, sessionId);
+    if (!target) return false;
+    const recorded = await deps.channelClicks.record({
+      workspaceId: head.workspaceId,
+      ...ids,
+      sessionId,
+      occurredAt: new Date(),
+    });
+    if (!recorded) return false;
+    ctx.set('Cache-Control', 'no-store');
+    ctx.redirect(target);
+    return true;
+  }
+
+  /** `GET /_cp/go?c=&v=[&p=]`: on to the variant's call-to-action URL, with the visitor's id (hand-off.ts). */
   async function handOff(ctx: Koa.Context, head: SiteHead) {
     const published = await loadSite(ctx, head);
     const campaignId = typeof ctx.query.c === 'string' ? ctx.query.c : '';
     const variantId = typeof ctx.query.v === 'string' ? ctx.query.v : '';
+    const postId = typeof ctx.query.p === 'string' ? ctx.query.p : '';
+    if (
+      postId &&
+      postId.length <= 64 &&
+      (await channelHandOff(ctx, head, published, { campaignId, variantId, postId }))
+    ) {
+      return;
+    }
     const target = handOffUrl(published, campaignId, variantId, visitorId(ctx, false));
     if (!target) notFound(ctx, 'No published call to action leads off this site for that campaign and variant');
     ctx.set('Cache-Control', 'no-store');

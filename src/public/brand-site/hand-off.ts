@@ -10,7 +10,7 @@
  * is not an open redirect; the beacon script routes only off-site calls to action through it.
  */
 import { safeUrl } from './render/text.ts';
-import type { PublishedSite } from './site-model.ts';
+import { sitePaths, type PublishedSite } from './site-model.ts';
 
 /** The query parameter that carries the visitor's id to the advertiser's site. */
 export const HAND_OFF_PARAMETER = 'cp_vid';
@@ -29,4 +29,20 @@ export function handOffUrl(
   const url = new URL(target);
   if (sessionId) url.searchParams.set(HAND_OFF_PARAMETER, sessionId);
   return url.toString();
+}
+
+/**
+ * Where a social post's attributed link leads (`/_cp/go?c=&v=&p=<post>`): the variant's off-site call to action
+ * with the visitor's id, as above, or else the campaign's own page on this site. Null when the site does not
+ * show that campaign and variant (unpublished since the post went out).
+ */
+export function channelHandOffTarget(
+  site: PublishedSite,
+  campaignId: string,
+  variantId: string,
+  sessionId: string,
+): string | null {
+  const campaign = site.snapshot.campaigns.find((candidate) => candidate.id === campaignId);
+  if (!campaign?.variants.some((variant) => variant.id === variantId)) return null;
+  return handOffUrl(site, campaignId, variantId, sessionId) ?? sitePaths.campaign(campaign.slug);
 }

@@ -1,0 +1,403 @@
+/**
+ * A workspace's social channels: the connected accounts (connect, reconnect, disconnect — an admin matter, as
+ * connecting hands the platform a credential that posts in the brand's name) and their posts with status,
+ * errors and links. Agents use connected accounts through the channel tools but can never connect one; this
+ * page is where a person does. Every action goes through the same channel services as the tools, and lands in
+ * the audit log.
+ */
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { can } from '../../auth/permissions.ts';
+import {
+  CHANNEL_METRICS,
+  CHANNEL_NETWORKS,
+  NETWORK_NAMES,
+  type ChannelNetwork,
+} from '../../domain/channels/channel-networks.ts';
+import { POST_STATUSES, type PostStatus } from '../../domain/channels/channel-status.ts';
+import type { AccountView, PostView } from '../../domain/channels/channel-views.ts';
+import { html, type SafeHtml } from '../../views/html.ts';
+import { shell, type Chrome, type Notice } from './chrome.ts';
+import { state, type DashboardKit } from './kit.ts';
+
+const POSTS_PER_PAGE = 25;
+
+interface ChannelsView {
+  accounts: AccountView[];
+  posts: PostView[];
+  nextCursor: string | null;
+  status: PostStatus | null;
+  /** Who connected each account, by actor (`user:usr_…` → their email). */
+  people: Map<string, string>;
+  canManage: boolean;
+}
+
+export function channelRoutes(router: Router, kit: DashboardKit): void {
+  const { em, sendHtml } = kit;
+  const { channelAccounts, channelPosts, workspaces } = kit.container.services;
+
+  async function load(ctx: Context): Promise<ChannelsView> {
+    const scope = kit.scopeOf(ctx);
+    const ws = state(ctx).workspace!;
+    const status = POST_STATUSES.includes(ctx.query.status as PostStatus) ? (ctx.query.status as PostStatus) : null;
+    const cursor = typeof ctx.query.cursor === 'string' && ctx.query.cursor ? ctx.query.cursor : undefined;
+    const accounts = (await channelAccounts.list(scope, { limit: 100 })).items;
+    const posts = await channelPosts.list(scope, null, { status: status ?? undefined, cursor, limit: POSTS_PER_PAGE });
+    const members = await workspaces.listMembers(em(), ws.id);
+    return {
+      accounts,
+      posts: posts.items,
+      nextCursor: posts.nextCursor,
+      status,
+      people: new Map(members.map((member) => [`user:${member.userId}`, member.email])),
+      canManage: can(ws.role, 'channels:manage'),
+    };
+  }
+
+  const render = async (ctx: Context, notices: Notice[] = []) => {
+    sendHtml(ctx, channelsPage(state(ctx).chrome, await load(ctx), notices));
+  };
+
+  router.get('/w/:workspaceId/channels', ...kit.workspacePage('workspace:read'), (ctx) => render(ctx));
+
+  router.post('/w/:workspaceId/channels', ...kit.workspaceAction('channels:manage', render), async (ctx) => {
+    const body = ctx.request.body as Record<string, string>;
+    const { account, reconnected } = await channelAccounts.connect(kit.scopeOf(ctx), {
+      network: String(body.network ?? ''),
+      identifier: String(body.identifier ?? ''),
+      secret: String(body.secret ?? ''),
+    });
+    await kit.recordAudit(ctx, {
+      action: reconnected ? 'channel_account.reconnect' : 'channel_account.connect',
+      targetType: 'channel_account',
+      targetId: account.id,
+      details: { network: account.network, handle: account.handle },
+    });
+    await render(ctx, [
+      {
+        kind: 'ok',
+        text: `${reconnected ? 'Reconnected' : 'Connected'} @${account.handle} on ${account.networkName}. Agents with the ${account.networkName} tools can post with it now.`,
+      },
+    ]);
+  });
+
+  router.post(
+    '/w/:workspaceId/channels/:accountId/reconnect',
+    ...kit.workspaceAction('channels:manage', render),
+    async (ctx) => {
+      const body = ctx.request.body as Record<string, string>;
+      const account = await channelAccounts.reconnect(kit.scopeOf(ctx), ctx.params.accountId!, {
+        secret: String(body.secret ?? ''),
+      });
+      await kit.recordAudit(ctx, {
+        action: 'channel_account.reconnect',
+        targetType: 'channel_account',
+        targetId: account.id,
+        details: { network: account.network, handle: account.handle },
+      });
+      await render(ctx, [{ kind: 'ok', text: `Reconnected @${account.handle}. Failed posts can be retried now.` }]);
+    },
+  );
+
+  // Disconnecting stops scheduled posts: a page says which, and asks first.
+  router.get('/w/:workspaceId/channels/:accountId/disconnect', ...kit.workspacePage('channels:manage'), async (ctx) => {
+    const scope = kit.scopeOf(ctx);
+    const account = await channelAccounts.get(scope, ctx.params.accountId!);
+    const scheduled = await channelPosts.list(scope, account.network, {
+      accountId: account.id,
+      status: 'scheduled',
+      limit: 100,
+    });
+    sendHtml(ctx, disconnectPage(state(ctx).chrome, account, scheduled.items));
+  });
+
+  router.post(
+    '/w/:workspaceId/channels/:accountId/disconnect',
+    ...kit.workspaceAction('channels:manage', render),
+    async (ctx) => {
+      const { account, stopped, publishing } = await channelAccounts.disconnect(
+        kit.scopeOf(ctx),
+        ctx.params.accountId!,
+      );
+      await kit.recordAudit(ctx, {
+        action: 'channel_account.disconnect',
+        targetType: 'channel_account',
+        targetId: account.id,
+        details: {
+          network: account.network,
+          handle: account.handle,
+          stoppedPosts: stopped,
+          publishingPosts: publishing,
+        },
+      });
+      const notices: Notice[] = [
+        {
+          kind: 'ok',
+          text:
+            `Disconnected @${account.handle}: the platform signed out and erased its app password. ` +
+            (stopped.length
+              ? `${stopped.length} scheduled post(s) were stopped; they are marked failed, ready to retry once an account is reconnected.`
+              : 'It had no scheduled posts.'),
+        },
+      ];
+      if (publishing.length) {
+        notices.push({
+          kind: 'warn',
+          text: `${publishing.length} post(s) were already being published and could not be stopped: ${publishing.join(', ')}.`,
+        });
+      }
+      await render(ctx, notices);
+    },
+  );
+}
+
+const minute = (iso: string | null) => (iso ? `${iso.slice(0, 16).replace('T', ' ')} UTC` : '—');
+
+const STATUS_BADGE: Record<string, string> = {
+  active: 'ok',
+  needs_reconnect: 'warn',
+  disconnected: 'muted',
+  draft: 'muted',
+  scheduled: 'info',
+  publishing: 'info',
+  published: 'ok',
+  failed: 'error',
+  deleted: 'muted',
+};
+
+const badge = (status: string) =>
+  html`<span class="badge ${STATUS_BADGE[status] ?? 'muted'}">${status.replace('_', ' ')}</span>`;
+
+function accountCard(chrome: Chrome, view: ChannelsView, account: AccountView): SafeHtml {
+  const ws = chrome.current!;
+  const by = view.people.get(account.connectedBy) ?? account.connectedBy;
+  return html`<li class="card account" id="account-${account.id}">
+    <div class="account-head">
+      <div>
+        <strong>${account.displayName ?? account.handle}</strong>
+        <a href="${account.profileUrl}" rel="noopener noreferrer">@${account.handle}</a>
+        <span class="muted">· ${account.networkName}</span>
+      </div>
+      ${badge(account.status)}
+    </div>
+    ${account.statusReason ? html`<p class="${account.status === 'needs_reconnect' ? 'reason' : 'muted'}">${account.statusReason}</p>` : ''}
+    <dl class="facts">
+      <div>
+        <dt>Connected</dt>
+        <dd>${minute(account.connectedAt)} by ${by}</dd>
+      </div>
+      <div>
+        <dt>Last successful call</dt>
+        <dd>${minute(account.lastSuccessAt)}</dd>
+      </div>
+      <div>
+        <dt>Rate budget</dt>
+        <dd>
+          ${
+            account.quota
+              ? html`${account.quota.remaining.toLocaleString('en-US')} of
+                ${account.quota.limit.toLocaleString('en-US')} left, resets ${minute(account.quota.resetAt)}`
+              : 'not reported yet'
+          }
+        </dd>
+      </div>
+    </dl>
+    ${
+      view.canManage
+        ? html`<div class="row actions">
+            <details ${account.status === 'needs_reconnect' ? html`open` : ''}>
+              <summary>${account.status === 'disconnected' ? 'Connect again' : 'Reconnect'}</summary>
+              <form method="post" action="/w/${ws.id}/channels/${account.id}/reconnect">
+                <input type="hidden" name="_csrf" value="${chrome.csrf}" />
+                <label for="secret-${account.id}">New app password for @${account.handle}</label>
+                <input
+                  id="secret-${account.id}"
+                  name="secret"
+                  type="password"
+                  autocomplete="off"
+                  required
+                  maxlength="200"
+                />
+                <p><button type="submit">Reconnect @${account.handle}</button></p>
+              </form>
+            </details>
+            ${
+              account.status === 'disconnected'
+                ? ''
+                : html`<a class="button secondary" href="/w/${ws.id}/channels/${account.id}/disconnect"
+                    >Disconnect @${account.handle}…</a
+                  >`
+            }
+          </div>`
+        : ''
+    }
+  </li>`;
+}
+
+function postRow(view: ChannelsView, post: PostView): SafeHtml {
+  const account = view.accounts.find((candidate) => candidate.id === post.accountId);
+  const when =
+    post.status === 'published'
+      ? minute(post.publishedAt)
+      : post.status === 'scheduled' || post.status === 'publishing'
+        ? minute(post.scheduledAt)
+        : minute(post.updatedAt);
+  const engagement = post.metrics
+    ? CHANNEL_METRICS.filter((name) => post.metrics![name] !== null)
+        .map((name) => `${post.metrics![name]} ${name}`)
+        .join(' · ')
+    : '';
+  return html`<tr id="post-${post.id}">
+    <td>${badge(post.status)}</td>
+    <td>
+      <span class="post-text">${post.text.length > 140 ? `${post.text.slice(0, 139)}…` : post.text}</span>
+      ${post.link ? html`<br /><span class="muted">Link: ${post.link.display}</span>` : ''}
+      ${post.media.length ? html`<br /><span class="muted">${post.media.length} image(s)</span>` : ''}
+      ${post.error && post.status !== 'published' ? html`<p class="reason">${post.error.message}</p>` : ''}
+    </td>
+    <td>${account ? html`@${account.handle}` : post.accountId}</td>
+    <td>${when}</td>
+    <td>
+      ${post.externalUrl && post.status === 'published' ? html`<a href="${post.externalUrl}" rel="noopener noreferrer">View post</a>` : ''}
+      ${engagement ? html`<br /><span class="muted">${engagement}</span>` : ''}
+    </td>
+  </tr>`;
+}
+
+export function channelsPage(chrome: Chrome, view: ChannelsView, notices: Notice[] = []): string {
+  const ws = chrome.current!;
+  const active = view.accounts.filter((account) => account.status !== 'disconnected');
+  const disconnected = view.accounts.filter((account) => account.status === 'disconnected');
+  return shell(
+    'Channels',
+    chrome,
+    html`<h1>Channels</h1>
+      <p>
+        Connect the brand's social accounts here. Agents with a channel profile can then draft, schedule and publish
+        posts with them — always asking you first — but no agent can connect an account.
+      </p>
+      <h2>Connected accounts</h2>
+      ${
+        active.length
+          ? html`<ul class="accounts">
+              ${active.map((account) => accountCard(chrome, view, account))}
+            </ul>`
+          : html`<p class="card muted">No account is connected yet.</p>`
+      }
+      ${
+        view.canManage
+          ? html`<form method="post" action="/w/${ws.id}/channels" class="card" id="connect">
+              <h2>Connect an account</h2>
+              <input type="hidden" name="_csrf" value="${chrome.csrf}" />
+              <label for="channel-network">Network</label>
+              <select id="channel-network" name="network">
+                ${CHANNEL_NETWORKS.map((network) => html`<option value="${network}">${NETWORK_NAMES[network as ChannelNetwork]}</option>`)}
+              </select>
+              <label for="channel-identifier">Handle</label>
+              <input
+                id="channel-identifier"
+                name="identifier"
+                type="text"
+                required
+                maxlength="253"
+                placeholder="yourbrand.bsky.social"
+                autocomplete="username"
+              />
+              <label for="channel-secret">App password</label>
+              <input id="channel-secret" name="secret" type="password" required maxlength="200" autocomplete="off" />
+              <p class="muted">
+                Create one in Bluesky under Settings → Privacy and security → App passwords. Never use the account's own
+                password: the platform refuses it. The app password is encrypted at rest and shown to no one.
+              </p>
+              <p><button type="submit">Connect</button></p>
+            </form>`
+          : html`<p class="muted">Workspace admins connect accounts.</p>`
+      }
+      <h2>Posts</h2>
+      <form method="get" action="/w/${ws.id}/channels" class="row">
+        <div>
+          <label for="post-status">Status</label>
+          <select id="post-status" name="status">
+            <option value="">All but deleted</option>
+            ${POST_STATUSES.map((status) => html`<option value="${status}" ${view.status === status ? html`selected` : ''}>${status}</option>`)}
+          </select>
+        </div>
+        <p><button class="secondary" type="submit">Show</button></p>
+      </form>
+      ${
+        view.posts.length
+          ? html`<div class="table-wrap">
+                <table>
+                  <thead>
+                    <tr>
+                      <th scope="col">Status</th>
+                      <th scope="col">Post</th>
+                      <th scope="col">Account</th>
+                      <th scope="col">When</th>
+                      <th scope="col">On the network</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    ${view.posts.map((post) => postRow(view, post))}
+                  </tbody>
+                </table>
+              </div>
+              ${
+                view.nextCursor
+                  ? html`<p>
+                      <a
+                        href="/w/${ws.id}/channels?${new URLSearchParams({ ...(view.status ? { status: view.status } : {}), cursor: view.nextCursor }).toString()}"
+                        >Older posts →</a
+                      >
+                    </p>`
+                  : ''
+              }`
+          : html`<p class="card muted">No posts${view.status ? ` with status ${view.status}` : ''} yet.</p>`
+      }
+      ${
+        disconnected.length
+          ? html`<h2>Disconnected accounts</h2>
+              <ul class="accounts">
+                ${disconnected.map((account) => accountCard(chrome, view, account))}
+              </ul>`
+          : ''
+      }`,
+    notices,
+  );
+}
+
+export function disconnectPage(chrome: Chrome, account: AccountView, scheduled: PostView[]): string {
+  const ws = chrome.current!;
+  return shell(
+    `Disconnect @${account.handle}`,
+    chrome,
+    html`<div class="card" role="alertdialog" aria-labelledby="disconnect-title">
+      <h1 id="disconnect-title">Disconnect @${account.handle}?</h1>
+      <p>
+        The platform signs out of ${account.networkName} and erases the app password. Posts already published stay on
+        ${account.networkName}.
+      </p>
+      ${
+        scheduled.length
+          ? html`<p>
+                <strong>${scheduled.length} scheduled post(s) will be stopped.</strong> They are marked failed with the
+                reason, and can be retried once an account is reconnected:
+              </p>
+              <ul>
+                ${scheduled.map(
+                  (post) =>
+                    html`<li>
+                      ${minute(post.scheduledAt)}: ${post.text.length > 80 ? `${post.text.slice(0, 79)}…` : post.text}
+                    </li>`,
+                )}
+              </ul>`
+          : html`<p>It has no scheduled posts.</p>`
+      }
+      <form method="post" action="/w/${ws.id}/channels/${account.id}/disconnect" class="row">
+        <input type="hidden" name="_csrf" value="${chrome.csrf}" />
+        <button class="danger" type="submit">Disconnect @${account.handle}</button>
+        <a href="/w/${ws.id}/channels">Keep it connected</a>
+      </form>
+    </div>`,
+  );
+}
