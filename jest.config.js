@@ -27,6 +27,10 @@ const shared = {
     ],
   },
   testTimeout: 120_000,
+  // The Go tools and the AT Protocol test tools (~660 packages) live in TOOLS_DIR, `.tools` by default, and the
+  // tests' databases and media in `.data`: not modules of this project (jest would index them, and warn about
+  // the test tools' package name).
+  modulePathIgnorePatterns: ['<rootDir>/.tools/', '<rootDir>/.data/'],
 };
 
 export default {

@@ -1,29 +1,28 @@
 /**
  * The heavy test-only tools, kept out of the platform's own `npm ci`: `test-tools/atproto/` is a package of
  * its own (package.json and package-lock.json, nothing else) pinning `@atproto/dev-env`, a real AT Protocol
- * network (PLC directory, PDS, AppView) for the Bluesky tests: ~660 packages, ~480 MB.
+ * network (PLC directory, PDS, AppView) for the Bluesky tests: ~640 packages.
  *
  * It is installed outside the checkout, like the Go tools, in `TOOLS_DIR/atproto-test-tools-<key>/` where the
- * key hashes the package files and the Node ABI its native module is built for: CI (which keeps `TOOLS_DIR`
- * between runs of clean clones) and every worktree of a machine share one copy, and a changed lock or Node
- * installs a new one. `ensureAtprotoTestTools()` returns at once when the copy for the current key is complete,
- * else runs `npm ci` there; `npm run test-tools:install` (which `.ci/run` calls) and the jest global set-up both
- * call it, so a first test run on a fresh machine installs it.
+ * key hashes the package files and the Node ABI: CI (which keeps `TOOLS_DIR` between runs of clean clones) and
+ * every worktree of a machine share one copy, and a changed lock or Node installs a new one.
+ * `ensureAtprotoTestTools()` returns at once when the copy for the current key is complete, else runs `npm ci`
+ * there; `npm run test-tools:install` (which `.ci/run` calls) and the jest global set-up both call it, so a first
+ * test run on a fresh machine installs it.
  *
- * Nothing is downloaded but npm packages:
- * - `better-sqlite3` (the PDS's database) runs `prebuild-install`, which fetches a prebuilt binary from GitHub;
- *   `npm_config_build_from_source=better-sqlite3` makes it compile from source instead (node-gyp, so a C++
- *   compiler, make and Python must be present).
- * - node-gyp downloads Node's C headers unless told where they are: `npm_config_nodedir` points at the headers
- *   of the Node running this (the project's pinned Node ships them in `node_modules/node`), which is also the
- *   Node the tests run the network with, so the compiled module fits it.
+ * Nothing is downloaded but npm packages, and nothing is compiled:
+ * - The PDS's database driver is `better-sqlite3` 13 (an `overrides` entry over dev-env's 12): a Node-API module
+ *   whose prebuilt binaries ship inside the npm package. Version 12 had to compile against the running Node's
+ *   headers, and compiled against Node 24.19+ headers it aborts the process on an idle garbage collection
+ *   (`RemoveEnvironmentCleanupHook: Assertion failed: (env) != nullptr`, nodejs/node#65446): the PDS died
+ *   mid-test, seconds after a write.
  * - The other install scripts in the tree are denied in the package's `allowScripts` (npm skips them): sharp's
  *   (it would try a source build; its prebuilt binary comes as an npm package), core-js's banner and
  *   protobufjs's version warning.
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { pollUntil } from './poll.ts';
@@ -39,32 +38,6 @@ function installKey(): string {
   for (const file of PACKAGE_FILES) hash.update(readFileSync(path.join(PACKAGE, file)));
   hash.update(`${process.platform}-${process.arch}-node-abi-${process.versions.modules}`);
   return hash.digest('hex');
-}
-
-/** A folder whose `include/node` holds the C headers of exactly the running Node. */
-function nodeHeadersDir(): string {
-  const candidates = [
-    // An official Node layout: bin/node next to include/node (the `node-<platform>-<arch>` npm package too).
-    path.resolve(path.dirname(realpathSync(process.execPath)), '..'),
-    // The project's pinned Node: node_modules/node/bin/node is a copy of this package's bin/node. The `node`
-    // package installs it with a script of its own, outside the lock, so a later `npm install <pkg>` prunes it
-    // (the binary stays): `npm rebuild node` or `npm ci` brings it back.
-    path.join(ROOT, 'node_modules', 'node', 'node_modules', `node-${process.platform}-${process.arch}`),
-  ];
-  for (const dir of candidates) {
-    const header = path.join(dir, 'include', 'node', 'node_version.h');
-    if (!existsSync(header)) continue;
-    const text = readFileSync(header, 'utf8');
-    const version = ['MAJOR', 'MINOR', 'PATCH']
-      .map((part) => new RegExp(`#define NODE_${part}_VERSION (\\d+)`).exec(text)?.[1])
-      .join('.');
-    if (version === process.versions.node) return dir;
-  }
-  throw new Error(
-    `No C headers for Node ${process.versions.node} (looked in ${candidates.join(', ')}); node-gyp would download ` +
-      'them. Run this with the project’s Node (`npm run test-tools:install` does); if it says so anyway, ' +
-      '`npm rebuild node` restores the headers of the pinned Node.',
-  );
 }
 
 /** One install of a key at a time (concurrent test runs, or worktrees sharing TOOLS_DIR, would race). */
@@ -96,10 +69,8 @@ async function withInstallLock<T>(lock: string, work: () => Promise<T>): Promise
 async function npmCi(dir: string, log: (line: string) => void): Promise<void> {
   const env = {
     ...process.env,
-    // The Node running this first on PATH: lifecycle scripts and node-gyp run with it.
+    // The Node running this first on PATH: lifecycle scripts run with it.
     PATH: [path.dirname(process.execPath), process.env.PATH ?? ''].join(path.delimiter),
-    npm_config_build_from_source: 'better-sqlite3',
-    npm_config_nodedir: nodeHeadersDir(),
   };
   let output = '';
   const code = await new Promise<number | null>((resolve, reject) => {
@@ -156,7 +127,7 @@ export async function ensureAtprotoTestTools(options: {
     // Another run may have finished the install while we waited for the lock.
     if (installed()) return path.join(dir, 'node_modules');
     const started = Date.now();
-    log(`installing test-tools/atproto into ${dir} (npm ci, better-sqlite3 built from source; a few minutes)…`);
+    log(`installing test-tools/atproto into ${dir} (npm ci)…`);
     await fs.rm(dir, { recursive: true, force: true });
     await fs.mkdir(dir, { recursive: true });
     for (const file of PACKAGE_FILES) await fs.copyFile(path.join(PACKAGE, file), path.join(dir, file));
