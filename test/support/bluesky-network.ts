@@ -24,6 +24,7 @@ import pg from 'pg';
 import { freePort } from './global-setup.ts';
 import { READY_PREFIX, type NetworkUrls } from './atproto-network-entry.ts';
 import { spawnLogged } from './logged-process.ts';
+import { pollUntil } from './poll.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const ENTRY = path.join(ROOT, 'test', 'support', 'atproto-network-entry.ts');
@@ -47,6 +48,10 @@ export interface BlueskyNetwork {
   appViewUrl: string | null;
   /** A new account on the PDS (a short `name`, ≤ 12 letters) with an app password. */
   createAccount(name: string): Promise<BlueskyAccount>;
+  /** Closes the PDS's listener: connections are refused until `pdsUp` (its data stays). */
+  pdsDown(): Promise<void>;
+  /** Listens again on the same port, with the same data. */
+  pdsUp(): Promise<void>;
   /** Stops every service and removes their data. */
   stop(): Promise<void>;
 }
@@ -110,8 +115,27 @@ export async function startBlueskyNetwork(options: { appView?: boolean } = {}): 
       .find((candidate) => candidate.startsWith(READY_PREFIX))!;
     const urls = JSON.parse(line.slice(READY_PREFIX.length)) as NetworkUrls;
 
+    /** Sends an outage command and waits for its acknowledgement (the n-th of its kind). */
+    const acknowledged = { 'pds-down': 0, 'pds-up': 0 };
+    const command = async (name: 'pds-down' | 'pds-up') => {
+      acknowledged[name] += 1;
+      const expected = acknowledged[name];
+      network.child.stdin!.write(`${name}\n`);
+      await pollUntil(
+        async () =>
+          network
+            .output()
+            .split('\n')
+            .filter((line) => line === `${name}-done`).length,
+        (count) => count >= expected,
+        { timeoutMs: 10_000, intervalMs: 20, timeoutMessage: () => `the network did not acknowledge ${name}` },
+      );
+    };
+
     return {
       ...urls,
+      pdsDown: () => command('pds-down'),
+      pdsUp: () => command('pds-up'),
       createAccount: async (name) => {
         const agent = new AtpAgent({ service: urls.pdsUrl });
         const handle = `${name}${randomBytes(3).toString('hex')}.test`;

@@ -329,7 +329,7 @@ test('cancelling the workflow while it waits takes the post back to draft; while
     await pollUntil(
       () => handle.query(stage),
       (current) => current === 'waiting',
-      { timeoutMs: 30_000, intervalMs: 20 },
+      { timeoutMs: 30_000, intervalMs: 20, timeoutMessage: (current) => `the run is ${current}, not waiting` },
     );
     await handle.cancel();
     await handle.result().catch(() => undefined);

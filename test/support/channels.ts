@@ -1,0 +1,148 @@
+/**
+ * Builders for the channel tests: a connected Bluesky account (through the real accounts service, against the
+ * test network's PDS), a published campaign with a variant, a still render of it in the media store, and
+ * reads of what a PDS holds.
+ */
+import { AtpAgent, AtUri } from '@atproto/api';
+import { PNG } from 'pngjs';
+import type { Container } from '../../src/container.ts';
+import { ChannelPost } from '../../src/domain/channels/channel-post.entity.ts';
+import { Job } from '../../src/domain/jobs/job.entity.ts';
+import { newTaskId } from '../../src/domain/jobs/task-ids.ts';
+import { newId } from '../../src/domain/shared/ids.ts';
+import { acrossWorkspaces, actors, workspaceScope, type WorkspaceScope } from '../../src/domain/shared/scope.ts';
+import type { BlueskyAccount, BlueskyNetwork } from './bluesky-network.ts';
+import type { Tenant } from './factories.ts';
+import { pollUntil } from './poll.ts';
+
+export const POST_COLLECTION = 'app.bsky.feed.post';
+
+export function ownerScope(container: Container, tenant: Tenant): WorkspaceScope {
+  return workspaceScope(container.orm.em, tenant.workspaceId, actors.user(tenant.userId));
+}
+
+/** Connects `account` to the tenant's workspace the way the dashboard does; returns the account id. */
+export async function connectBluesky(container: Container, tenant: Tenant, account: BlueskyAccount): Promise<string> {
+  const { account: connected } = await container.services.channelAccounts.connect(ownerScope(container, tenant), {
+    network: 'bluesky',
+    identifier: account.handle,
+    secret: account.appPassword,
+  });
+  return connected.id;
+}
+
+/** A published campaign with one active variant (a social caption and hashtags, no off-site link). */
+export async function publishedCampaign(
+  container: Container,
+  tenant: Tenant,
+  options: { ctaUrl?: string | null; caption?: string } = {},
+): Promise<{ campaignId: string; variantId: string; slug: string }> {
+  const { campaigns } = container.services;
+  const scope = ownerScope(container, tenant);
+  const campaign = await campaigns.create(scope, { name: 'Winter shell launch', objective: 'Sell jackets' });
+  const variant = await campaigns.createVariant(scope, campaign.id, {
+    headline: 'Built for the long haul',
+    body: 'Three layers of recycled fabric, repaired for life.',
+    callToAction: 'See the jacket',
+    ...(options.ctaUrl ? { ctaUrl: options.ctaUrl } : {}),
+    channelFields: {
+      social: {
+        caption: options.caption ?? 'Our recycled shell jacket is here — repaired for life. 🏔️',
+        hashtags: ['hiking'],
+      },
+    },
+  });
+  await campaigns.publish(scope, campaign.id);
+  return { campaignId: campaign.id, variantId: variant.id, slug: campaign.slug };
+}
+
+/** A solid-colour PNG of the given size. */
+export function png(width: number, height: number, rgb: [number, number, number] = [0x2d, 0x6a, 0x4f]): Buffer {
+  const image = new PNG({ width, height });
+  for (let i = 0; i < image.data.length; i += 4) image.data.set([...rgb, 0xff], i);
+  return PNG.sync.write(image);
+}
+
+/**
+ * A finished still render of the workspace: a PNG in the media store and its job row, as `render_video still`
+ * leaves them (the rendering itself is tested with the render workflow; here only its output matters).
+ */
+export async function stillRender(
+  container: Container,
+  tenant: Tenant,
+  campaignId: string,
+  variantId: string,
+  bytes = png(120, 63),
+): Promise<string> {
+  const jobId = newId('job');
+  const key = `${tenant.workspaceId}/renders/${jobId}/still.png`;
+  await container.services.media.put(key, bytes, 'image/png');
+  const em = acrossWorkspaces(container.orm.em);
+  em.create(Job, {
+    id: jobId,
+    workspace: tenant.workspaceId,
+    taskId: newTaskId(),
+    kind: 'render',
+    status: 'succeeded',
+    workflowId: `render:${tenant.workspaceId}:${jobId}`,
+    runId: null,
+    subjectId: campaignId,
+    input: { request: { mode: 'still', campaignId, variantId, format: 'landscape' } },
+    progress: { fraction: 1 },
+    result: {
+      output: {
+        key,
+        url: container.services.media.urlFor(key),
+        mimeType: 'image/png',
+        bytes: bytes.length,
+        sha256: '',
+        width: 120,
+        height: 63,
+        durationSeconds: null,
+      },
+    },
+    error: null,
+    createdBy: 'test:seed',
+    startedAt: new Date(),
+    finishedAt: new Date(),
+    cancelRequestedAt: null,
+  });
+  await em.flush();
+  return jobId;
+}
+
+/** Every post record in an account's repository on the PDS (read as anyone can, without a session). */
+export async function postsOnPds(network: BlueskyNetwork, did: string) {
+  const reader = new AtpAgent({ service: network.pdsUrl });
+  const { data } = await reader.com.atproto.repo.listRecords({ repo: did, collection: POST_COLLECTION, limit: 100 });
+  return data.records.map((record) => ({
+    uri: record.uri,
+    rkey: new AtUri(record.uri).rkey,
+    value: record.value as {
+      text: string;
+      createdAt: string;
+      facets?: { index: { byteStart: number; byteEnd: number }; features: { $type: string; uri?: string }[] }[];
+      embed?: { $type: string; images?: { alt: string; image: { ref: { toString(): string }; mimeType: string } }[] };
+      langs?: string[];
+    },
+  }));
+}
+
+/** The post row, read as it is (across workspaces: tests inspect rows). */
+export async function postRow(container: Container, postId: string): Promise<ChannelPost> {
+  return acrossWorkspaces(container.orm.em).findOneOrFail(ChannelPost, { id: postId }, { refresh: true });
+}
+
+/** Waits until the post's row satisfies `until`. */
+export async function waitForPost(
+  container: Container,
+  postId: string,
+  until: (post: ChannelPost) => boolean,
+  timeoutMs = 60_000,
+): Promise<ChannelPost> {
+  return pollUntil(() => postRow(container, postId), until, {
+    timeoutMs,
+    intervalMs: 100,
+    timeoutMessage: (post) => `post ${postId} stayed ${post.status} (${JSON.stringify(post.error)})`,
+  });
+}
