@@ -51,7 +51,7 @@ export function displayUrl(url: string): string {
   const parsed = new URL(url);
   const path = parsed.pathname === '/' ? '' : parsed.pathname.replace(/\/+$/, '');
   const host = parsed.host.replace(/^www\./, '');
-  return path.length > 24 ? `${host}${path.slice(0, 23)}…` : `${host}${path}`;
+  return path.length > 32 ? `${host}${path.slice(0, 31)}…` : `${host}${path}`;
 }
 
 /** The hand-off URL and the text shown for it, for a post of `variant` at `siteOrigin`. */
