@@ -48,6 +48,7 @@ header nav{display:flex;gap:16px;flex-wrap:wrap}header form{margin-left:auto}
 main{max-width:960px;margin:24px auto;padding:0 24px}
 h1{font-size:1.6rem;margin:0 0 16px}h2{font-size:1.2rem;margin:32px 0 12px}
 .card{background:#fff;border:1px solid #d5d9e0;border-radius:8px;padding:20px;margin-bottom:16px}
+.card>h1:first-child,.card>h2:first-child{margin-top:0}
 label{display:block;font-weight:600;margin:12px 0 4px}
 input[type=text],input[type=email],input[type=password],select{width:100%;max-width:420px;padding:8px 10px;border:1px solid #8a919c;border-radius:6px;font:inherit}
 button{font:inherit;padding:8px 16px;border-radius:6px;border:1px solid #0b57d0;background:#0b57d0;color:#fff;cursor:pointer}

@@ -174,8 +174,8 @@ function accountCard(chrome: Chrome, view: ChannelsView, account: AccountView): 
   return html`<li class="card account" id="account-${account.id}">
     <div class="account-head">
       <div>
-        <strong>${account.displayName ?? account.handle}</strong>
-        <a href="${account.profileUrl}" rel="noopener noreferrer">@${account.handle}</a>
+        ${account.displayName ? html`<strong>${account.displayName}</strong>` : ''}
+        <a href="${account.profileUrl}" rel="noopener noreferrer"><strong>@${account.handle}</strong></a>
         <span class="muted">· ${account.networkName}</span>
       </div>
       ${badge(account.status)}
