@@ -3,7 +3,11 @@
  * an API key's secret exactly once, and fails with a clear message and a non-zero exit code.
  */
 import { spawnSync } from 'node:child_process';
+import { ChannelAccount } from '../../src/domain/channels/channel-account.entity.ts';
+import { createChannelAccess } from '../../src/domain/channels/channel-access.ts';
 import { ApiKey } from '../../src/domain/workspaces/api-key.entity.ts';
+import { createTenant } from '../support/factories.ts';
+import { TEST_CREDENTIAL_KEY } from '../support/platform.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { workerEnv } from '../support/worker-process.ts';
 import { acrossWorkspaces } from '../../src/domain/shared/scope.ts';
@@ -164,4 +168,38 @@ it('refuses a key whose role would exceed its creator and a negative grant, chan
   expect(negative.stderr).toContain('amount: must be positive');
   expect(await acrossWorkspaces(platform.container.orm.em).count(ApiKey, {})).toBe(keysBefore);
   expect(cli('credits:balance', '--workspace', ws.id).stdout).toBe('Available 0, held 0, spent 0.\n');
+});
+
+it('re-seals channel credentials with a new first key, after which the old key can go', async () => {
+  const tenant = await createTenant(platform.container);
+  const em = acrossWorkspaces(platform.container.orm.em);
+  const { access } = platform.container.services.channels;
+  const account = em.create(ChannelAccount, {
+    workspace: tenant.workspaceId,
+    network: 'bluesky',
+    externalId: 'did:plc:reseal',
+    handle: 'reseal.bsky.social',
+    connectedBy: 'test',
+    connectedAt: new Date(),
+  });
+  account.credentials = access.seal(account.id, { did: 'did:plc:reseal', appPassword: 'aaaa-bbbb-cccc-dddd' });
+  await em.flush();
+
+  const newKey = 'a-brand-new-credential-key-0123456789abcdef';
+  const rotated = spawnSync(process.execPath, ['src/cli/campaignctl.ts', 'secrets:reseal'], {
+    env: { ...workerEnv(platform.config), CREDENTIAL_KEYS: `${newKey},${TEST_CREDENTIAL_KEY}` },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  expect(rotated.stderr).toBe('');
+  expect(rotated.stdout).toMatch(/^Re-sealed 1 channel credential\(s\) with the current key; 0 already were\./);
+  const row = await acrossWorkspaces(platform.container.orm.em).findOneOrFail(ChannelAccount, { id: account.id });
+  const onlyNew = createChannelAccess({
+    adapters: platform.container.services.channels.adapters,
+    audit: platform.container.services.audit,
+    credentialKeys: [newKey],
+    refreshAheadSeconds: 600,
+  });
+  expect(onlyNew.open(row)).toEqual({ did: 'did:plc:reseal', appPassword: 'aaaa-bbbb-cccc-dddd' });
+  expect(() => access.open(row)).toThrow(/no longer configured/);
 });

@@ -3,7 +3,8 @@
  * the page's workspace, and the request's address and id. Driven over plain HTTP with the session and CSRF
  * cookies a browser would keep.
  */
-import { closeTestFetch, testFetch } from '../support/http.ts';
+import { closeTestFetch } from '../support/http.ts';
+import { dashboardSession } from '../support/dashboard-session.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { acrossWorkspaces } from '../../src/domain/shared/scope.ts';
 
@@ -18,39 +19,7 @@ afterAll(async () => {
   await closeTestFetch();
 });
 
-/** A browser's cookie jar for one host, and a form round trip that picks up the page's CSRF token. */
-function browserSession() {
-  const cookies = new Map<string, string>();
-  const keep = (response: Response) => {
-    for (const line of response.headers.getSetCookie()) {
-      const [pair] = line.split(';');
-      const [name, value] = pair!.split('=');
-      cookies.set(name!, value ?? '');
-    }
-  };
-  const request = async (path: string, form?: Record<string, string>) => {
-    const response = await testFetch(`${platform.urls.platform}${path}`, {
-      method: form ? 'POST' : 'GET',
-      redirect: 'manual',
-      headers: {
-        cookie: [...cookies].map(([name, value]) => `${name}=${value}`).join('; '),
-        ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
-      },
-      ...(form ? { body: new URLSearchParams(form).toString() } : {}),
-    });
-    keep(response);
-    return { status: response.status, location: response.headers.get('location'), text: await response.text() };
-  };
-  return {
-    request,
-    /** Reads the form's CSRF token from `page`, then posts `form` to `action`. */
-    async submit(page: string, action: string, form: Record<string, string>) {
-      const html = (await request(page)).text;
-      const csrf = /name="_csrf" value="([^"]+)"/.exec(html)![1]!;
-      return request(action, { _csrf: csrf, ...form });
-    },
-  };
-}
+const browserSession = () => dashboardSession(platform.urls.platform);
 
 it('records sign-up, sign-in and workspace actions with the actor, workspace, address and request id', async () => {
   const browser = browserSession();

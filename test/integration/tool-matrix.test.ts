@@ -13,6 +13,7 @@ import { connectV2, type ConnectedClient, type ToolCallResult } from '../support
 import { authorizationCodeTokens, registerClient } from '../support/oauth-http.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { domainFingerprint, seedWorkspace, type SeededWorkspace } from '../support/seed.ts';
+import { acrossWorkspaces } from '../../src/domain/shared/scope.ts';
 
 type Case = (ids: SeededWorkspace) => Record<string, unknown>;
 
@@ -106,6 +107,28 @@ const CASES: Record<string, Case> = {
   'video_commission.cancel': (ids) => ({ action: 'cancel', commissionId: ids.commissionId }),
   'video_commission.list': () => ({ action: 'list' }),
   'video_commission.get': (ids) => ({ action: 'get', commissionId: ids.commissionId }),
+  'query_bluesky.accounts': () => ({ action: 'accounts' }),
+  'query_bluesky.posts': (ids) => ({ action: 'posts', accountId: ids.channelAccountId }),
+  'query_bluesky.get_post': (ids) => ({ action: 'get_post', postId: ids.channelPostId }),
+  'query_bluesky.metrics': (ids) => ({ action: 'metrics', postId: ids.channelPostId }),
+  'query_bluesky.quota': (ids) => ({ action: 'quota', accountId: ids.channelAccountId }),
+  'manage_bluesky.validate': (ids) => ({ action: 'validate', postId: ids.channelPostId }),
+  'manage_bluesky.draft': (ids) => ({ action: 'draft', accountId: ids.channelAccountId, text: 'Matrix post' }),
+  'manage_bluesky.schedule': (ids) => ({
+    action: 'schedule',
+    postId: ids.channelPostId,
+    scheduledAt: new Date(Date.now() + 86_400_000).toISOString(),
+  }),
+  'manage_bluesky.publish_now': (ids) => ({ action: 'publish_now', postId: ids.channelPostId }),
+  'manage_bluesky.reschedule': (ids) => ({
+    action: 'reschedule',
+    postId: ids.channelPostId,
+    scheduledAt: new Date(Date.now() + 86_400_000).toISOString(),
+  }),
+  'manage_bluesky.update': (ids) => ({ action: 'update', postId: ids.channelPostId, text: 'Edited post' }),
+  'manage_bluesky.cancel': (ids) => ({ action: 'cancel', postId: ids.channelPostId }),
+  'manage_bluesky.delete': (ids) => ({ action: 'delete', postId: ids.channelPostId }),
+  'manage_bluesky.retry': (ids) => ({ action: 'retry', postId: ids.channelPostId }),
 };
 
 const ID_FIELDS = [
@@ -118,6 +141,8 @@ const ID_FIELDS = [
   'zoneId',
   'jobId',
   'commissionId',
+  'accountId',
+  'postId',
 ];
 
 const ALL = [...CATALOGUE.get('autonomous_ops')!.tools.values()].flatMap(({ definition }) =>
@@ -147,8 +172,15 @@ beforeAll(async () => {
   b = await createTenant(platform.container, { name: 'Beta Bakery' });
   aIds = await seedWorkspace(platform.container, a, 'Alpha');
   bIds = await seedWorkspace(platform.container, b, 'Beta');
-  owner = await connectV2(platform.urls.mcp, { 'x-api-key': a.apiKey });
-  viewer = await connectV2(platform.urls.mcp, { 'x-api-key': await createKey(platform.container, a, 'viewer') });
+  // Every tool: the autonomous profile's call code (the channel tools are not in the default profile).
+  const { code } = await platform.container.services.callCodes.issue(
+    acrossWorkspaces(platform.container.orm.em),
+    { profile: 'autonomous_ops', workspaceId: null },
+    'test',
+  );
+  const url = `${platform.urls.mcp}?profile=${encodeURIComponent(code)}`;
+  owner = await connectV2(url, { 'x-api-key': a.apiKey });
+  viewer = await connectV2(url, { 'x-api-key': await createKey(platform.container, a, 'viewer') });
 });
 
 afterAll(async () => {

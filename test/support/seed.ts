@@ -1,5 +1,7 @@
 /** One of every campaign-domain entity in a workspace, created through the real services. */
 import type { Container } from '../../src/container.ts';
+import { ChannelAccount } from '../../src/domain/channels/channel-account.entity.ts';
+import { ChannelPost } from '../../src/domain/channels/channel-post.entity.ts';
 import { FilmCommission } from '../../src/domain/films/film-commission.entity.ts';
 import { Job } from '../../src/domain/jobs/job.entity.ts';
 import { newTaskId } from '../../src/domain/jobs/task-ids.ts';
@@ -23,6 +25,12 @@ export interface SeededWorkspace {
   /** A finished render job (row only) and a film commission waiting at the storyboard gate (row only). */
   jobId: string;
   commissionId: string;
+  /**
+   * A connected Bluesky account that needs reconnecting (so nothing reaches a network), and a draft post of it
+   * made from the published campaign's variant (rows only).
+   */
+  channelAccountId: string;
+  channelPostId: string;
 }
 
 export function scopeOf(container: Container, tenant: Tenant): WorkspaceScope {
@@ -105,8 +113,37 @@ export async function seedWorkspace(container: Container, tenant: Tenant, label 
     jobId: null,
     createdBy: 'test:seed',
   });
+  const channelAccount = em.create(ChannelAccount, {
+    workspace: tenant.workspaceId,
+    network: 'bluesky',
+    externalId: `did:plc:${label.toLowerCase()}${tenant.workspaceId.slice(-8).toLowerCase()}`,
+    handle: `${label.toLowerCase()}.bsky.social`,
+    displayName: `${label} on Bluesky`,
+    status: 'needs_reconnect',
+    statusReason: 'Seeded without credentials.',
+    credentials: null,
+    accessExpiresAt: null,
+    connectedBy: 'test:seed',
+    connectedAt: new Date(),
+  });
+  const channelPost = em.create(ChannelPost, {
+    workspace: tenant.workspaceId,
+    account: channelAccount,
+    network: 'bluesky',
+    status: 'draft',
+    campaign: campaign.id,
+    variant: variant.id,
+    text: `${label} post`,
+    link: null,
+    media: [],
+    langs: [],
+    recordKey: '3kseed22222a2',
+    createdBy: 'test:seed',
+  });
   await em.flush();
   return {
+    channelAccountId: channelAccount.id,
+    channelPostId: channelPost.id,
     jobId: job.id,
     commissionId: film.id,
     productId: product.id,
@@ -141,8 +178,10 @@ export async function domainFingerprint(container: Container, workspaceId: strin
      union all select 'jobs', count(*), max(updated_at)::text, string_agg(status::text, ',' order by id) from jobs where workspace_id = ?
      union all select 'film_commissions', count(*), max(updated_at)::text, string_agg(status::text, ',' order by id) from film_commissions where workspace_id = ?
      union all select 'credit_quotes', count(*), max(created_at)::text, string_agg(coalesce(used_at::text, ''), ',' order by id) from credit_quotes where workspace_id = ?
-     union all select 'credit_ledger_entries', count(*), max(created_at)::text, null from credit_ledger_entries where workspace_id = ?`,
-    Array(13).fill(workspaceId),
+     union all select 'credit_ledger_entries', count(*), max(created_at)::text, null from credit_ledger_entries where workspace_id = ?
+     union all select 'channel_accounts', count(*), max(updated_at)::text, string_agg(status::text, ',' order by id) from channel_accounts where workspace_id = ?
+     union all select 'channel_posts', count(*), max(updated_at)::text, string_agg(status::text || version::text, ',' order by id) from channel_posts where workspace_id = ?`,
+    Array(15).fill(workspaceId),
   );
   return JSON.stringify(rows);
 }

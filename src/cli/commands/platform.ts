@@ -1,7 +1,8 @@
 /**
  * Platform-wide settings no workspace owns: verified internal OAuth clients, call codes (which select a tool
- * profile), platform-operator rights, the authorization server's signing keys.
+ * profile), platform-operator rights, the authorization server's signing keys, the sealing of secrets at rest.
  */
+import { acrossWorkspaces } from '../../domain/shared/scope.ts';
 import { flag, listResult, required, str, UsageError, type Command } from '../command.ts';
 
 export const platformCommands: Record<string, Command> = {
@@ -102,6 +103,22 @@ export const platformCommands: Record<string, Command> = {
       io.result(
         { kid },
         `Added signing key ${kid}; restart the API instances to sign with it (older keys stay published).`,
+      );
+    },
+  },
+
+  'secrets:reseal': {
+    summary: 'Re-seal every stored channel credential with the first CREDENTIAL_KEYS key (key rotation).',
+    usage: 'secrets:reseal',
+    options: {},
+    async run(io) {
+      const { orm, services } = await io.container();
+      // An operator's sweep over every workspace's accounts; each re-seal runs under the account's lock.
+      const { resealed, alreadyCurrent } = await services.channels.access.resealAll(acrossWorkspaces(orm.em));
+      io.result(
+        { resealed, alreadyCurrent },
+        `Re-sealed ${resealed} channel credential(s) with the current key; ${alreadyCurrent} already were. ` +
+          'Keys after the first in CREDENTIAL_KEYS can now be removed.',
       );
     },
   },

@@ -90,8 +90,12 @@ export function createChannelPostsService(deps: ChannelPostsDeps) {
   const view = (post: ChannelPost) => toPostView(post, (key) => deps.media.urlFor(key));
   const networkName = (network: string) => NETWORK_NAMES[network as ChannelNetwork] ?? network;
 
-  async function findAccount(scope: WorkspaceScope, network: string, accountId: string): Promise<ChannelAccount> {
-    const account = await scope.em.findOne(ChannelAccount, { id: accountId, network });
+  async function findAccount(
+    scope: WorkspaceScope,
+    network: string | null,
+    accountId: string,
+  ): Promise<ChannelAccount> {
+    const account = await scope.em.findOne(ChannelAccount, { id: accountId, ...(network ? { network } : {}) });
     if (!account) throw new NotFoundError('Account', accountId);
     return account;
   }
@@ -387,6 +391,11 @@ export function createChannelPostsService(deps: ChannelPostsDeps) {
     /** Newest first (one network's, or every network's with `null`); deleted posts only when asked for by status. */
     async list(scope: WorkspaceScope, network: string | null, input: ListPostsInput = {}): Promise<Page<PostView>> {
       const limit = input.limit ?? DEFAULT_PAGE_SIZE;
+      // A filter naming an account or campaign that is not there is a mistake to report, not an empty page.
+      if (input.accountId) await findAccount(scope, network, input.accountId);
+      if (input.campaignId && !(await scope.em.count(Campaign, { id: input.campaignId }))) {
+        throw new NotFoundError('Campaign', input.campaignId);
+      }
       const rows = await scope.em.find(
         ChannelPost,
         {
