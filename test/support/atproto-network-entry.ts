@@ -18,6 +18,7 @@
  * a server that is down; its data stays), `pds-up` listens again on the same port; each is acknowledged with
  * `pds-down-done` / `pds-up-done` on stdout. The same PDS, the same accounts and records, before and after.
  */
+import type { Server } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -36,7 +37,7 @@ interface Closable {
 /** What the outage control touches of dev-env's PDS: its HTTP listener and the port it serves. */
 interface PdsHandle {
   port: number;
-  server: { server?: import('node:http').Server };
+  server: { server?: Server };
 }
 
 async function main(): Promise<void> {
