@@ -122,6 +122,31 @@ describe('connecting', () => {
   });
 });
 
+describe("Bluesky's session limit", () => {
+  it('is a rate_limited error with the wait the PDS names, never a failure to retry at once', async () => {
+    // 30 sign-ins per 5 minutes per handle and address: the 31st is refused with the reset time.
+    const hammered = await network.createAccount('limited');
+    const adapter = platform.container.services.channels.adapters.get('bluesky');
+    const outcomes: unknown[] = [];
+    for (let attempt = 0; attempt < 31; attempt += 1) {
+      outcomes.push(
+        await adapter.connect({ identifier: hammered.handle, secret: hammered.appPassword }).then(
+          () => 'connected',
+          (error: unknown) => error,
+        ),
+      );
+    }
+    expect(outcomes.slice(0, 30).every((outcome) => outcome === 'connected')).toBe(true);
+    const refused = outcomes[30] as { code: string; message: string; details: { retryAfterSeconds: number } };
+    expect(refused).toMatchObject({
+      code: 'rate_limited',
+      message: expect.stringMatching(/^Bluesky's rate limit is used up; it allows sign in again in \d+ s$/),
+    });
+    expect(refused.details.retryAfterSeconds).toBeGreaterThan(0);
+    expect(refused.details.retryAfterSeconds).toBeLessThanOrEqual(300);
+  });
+});
+
 describe('a revoked app password', () => {
   let victim: BlueskyAccount;
   let accountId: string;

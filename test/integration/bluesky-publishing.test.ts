@@ -20,7 +20,8 @@ import {
   waitForPost,
 } from '../support/channels.ts';
 import { createTenant, type Tenant } from '../support/factories.ts';
-import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { installQuietTemporalRuntime, startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { Worker } from '@temporalio/worker';
 
 let network: BlueskyNetwork;
 let platform: TestPlatform;
@@ -32,6 +33,19 @@ let campaign: { campaignId: string; variantId: string; slug: string };
 const scope = () => ownerScope(platform.container, tenant);
 const posts = () => platform.container.services.channelPosts;
 const inSeconds = (seconds: number) => new Date(Date.now() + seconds * 1000).toISOString();
+
+/** Replays a finished run's history against the workflows as they are: the run was deterministic. */
+async function replaysCleanly(jobId: string): Promise<void> {
+  const job = await acrossWorkspaces(platform.container.orm.em).findOneOrFail(Job, { id: jobId });
+  const handle = platform.container.temporal.client.workflow.getHandle(job.workflowId, job.runId ?? undefined);
+  await handle.result().catch(() => undefined);
+  installQuietTemporalRuntime();
+  await Worker.runReplayHistory(
+    { workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! } },
+    await handle.fetchHistory(),
+    job.workflowId,
+  );
+}
 
 beforeAll(async () => {
   network = await startBlueskyNetwork();
@@ -113,6 +127,7 @@ it('publishes a post made from a variant at its time: image with alt text, attri
     ['channel_post.published', 'publishing'],
   ]);
   expect(audited[2]!.actor).toBe(`workflow:${job!.id}`);
+  await replaysCleanly(job!.id);
 
   // Bluesky has no editing: a published post is refused, with what to do instead.
   await expect(posts().update(scope(), 'bluesky', { postId: draft.id, text: 'Edited' })).rejects.toMatchObject({
@@ -176,6 +191,8 @@ it('reschedules and cancels a waiting post; a cancelled post is a draft again, a
   expect(cancelled.post).toMatchObject({ status: 'draft', scheduledAt: null });
   const jobRow = await acrossWorkspaces(platform.container.orm.em).findOneOrFail(Job, { id: job!.id });
   expect(jobRow.status).toBe('cancelled');
+  // The run's history, with its two updates, replays on the current workflow code.
+  await replaysCleanly(job!.id);
   // Cancelling again is refused with the status.
   await expect(posts().cancel(scope(), 'bluesky', post.id)).rejects.toMatchObject({
     code: 'conflict',
