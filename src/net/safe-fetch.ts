@@ -118,6 +118,17 @@ function describeContentType(contentType: string): string {
     : 'an invalid content type';
 }
 
+/**
+ * What a failed connection is: the guard's own refusal (made in the lookup hook, it arrives as the cause), a
+ * time-out (the signal fired), or a connection that could not be made.
+ */
+function connectionRefusal(error: unknown, signal: AbortSignal, url: URL, tooLong: string): FetchRefusedError {
+  const cause = (error as { cause?: unknown }).cause;
+  if (cause instanceof FetchRefusedError) return cause;
+  if (signal.aborted) return new FetchRefusedError('timeout', tooLong);
+  return new FetchRefusedError('connection_failed', `Could not connect to ${url.host}`);
+}
+
 function hostOf(url: URL): string {
   return url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
 }
@@ -245,10 +256,7 @@ export function createSafeFetch(options: SafeFetchOptions = {}) {
             dispatcher,
           });
         } catch (error) {
-          const cause = (error as { cause?: unknown }).cause;
-          if (cause instanceof FetchRefusedError) throw cause;
-          if (signal.aborted) throw new FetchRefusedError('timeout', 'The fetch took too long and was stopped');
-          throw new FetchRefusedError('connection_failed', `Could not connect to ${url.host}`);
+          throw connectionRefusal(error, signal, url, 'The fetch took too long and was stopped');
         }
         if (response.status >= 300 && response.status < 400 && response.headers.get('location')) {
           await response.body?.cancel();
@@ -356,10 +364,7 @@ export function createSafeFetch(options: SafeFetchOptions = {}) {
         dispatcher,
       });
     } catch (error) {
-      const cause = (error as { cause?: unknown }).cause;
-      if (cause instanceof FetchRefusedError) throw cause;
-      if (signal.aborted) throw new FetchRefusedError('timeout', `${url.host} took too long to answer`);
-      throw new FetchRefusedError('connection_failed', `Could not connect to ${url.host}`);
+      throw connectionRefusal(error, signal, url, `${url.host} took too long to answer`);
     }
     const nullBody = NULL_BODY_STATUSES.has(response.status);
     const body = nullBody ? null : new Uint8Array(await readCapped(response, API_MAX_RESPONSE_BYTES));

@@ -14,7 +14,6 @@ import { AtpAgent, AtUri } from '@atproto/api';
 import { v7 as uuidv7 } from 'uuid';
 import type { Browser, Page } from 'playwright-core';
 import { runRollupPass } from '../../src/domain/analytics/rollups.ts';
-import { acrossWorkspaces } from '../../src/domain/shared/scope.ts';
 import { CONVERSIONS_PATH } from '../../src/http/routes/conversions.ts';
 import { launchBrowser, screenshot } from '../support/browser.ts';
 import { startBlueskyNetwork, type BlueskyAccount, type BlueskyNetwork } from '../support/bluesky-network.ts';
@@ -22,7 +21,7 @@ import { POST_COLLECTION, postsOnPds } from '../support/channels.ts';
 import { createTenant, type Tenant } from '../support/factories.ts';
 import { closeTestFetch, testFetch } from '../support/http.ts';
 import { connectV2, type ConnectedClient, type ToolCallResult } from '../support/mcp-clients.ts';
-import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { profileUrl, startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { pollUntil } from '../support/poll.ts';
 
 const PASSWORD = 'a long enough password';
@@ -54,12 +53,8 @@ beforeAll(async () => {
     network.createAccount('fantwo'),
   ]);
   browser = await launchBrowser();
-  const { code } = await platform.container.services.callCodes.issue(
-    acrossWorkspaces(platform.container.orm.em),
-    { profile: 'autonomous_ops', workspaceId: null },
-    'test',
-  );
-  client = await connectV2(`${platform.urls.mcp}?profile=${encodeURIComponent(code)}`, { 'x-api-key': tenant.apiKey });
+  const url = await profileUrl(platform, 'autonomous_ops');
+  client = await connectV2(url, { 'x-api-key': tenant.apiKey });
 });
 
 afterAll(async () => {

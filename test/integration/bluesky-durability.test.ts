@@ -6,24 +6,18 @@
  * 2. The Temporal server (a dev server of this test's own, on a SQLite file) is SIGKILLed while a post waits
  *    on its timer, and started again on the same file: the post goes out once, at its time.
  */
-import { randomBytes } from 'node:crypto';
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { Job } from '../../src/domain/jobs/job.entity.ts';
 import { acrossWorkspaces } from '../../src/domain/shared/scope.ts';
-import { startTemporalDevServer, type RunningTemporal } from '../../src/dev/temporal-dev-server.ts';
 import { startBlueskyNetwork, type BlueskyAccount, type BlueskyNetwork } from '../support/bluesky-network.ts';
 import { connectBluesky, ownerScope, postRow, postsOnPds, waitForPost } from '../support/channels.ts';
 import { createTenant, type Tenant } from '../support/factories.ts';
-import { freePort } from '../support/global-setup.ts';
+import { startOwnTemporal, type OwnTemporal } from '../support/own-temporal.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { pollUntil } from '../support/poll.ts';
 import { spawnWorker, type WorkerProcess } from '../support/worker-process.ts';
-
-const { temporal: proto } = (await import('@temporalio/proto')).default;
-const EventType = proto.api.enums.v1.EventType;
+import { activityStarts } from '../support/workflow-history.ts';
 
 let network: BlueskyNetwork;
 const workers: WorkerProcess[] = [];
@@ -124,50 +118,27 @@ describe('a worker SIGKILLed after the PDS accepted the post', () => {
     const job = await acrossWorkspaces(platform.container.orm.em).findOneOrFail(Job, { id: published.jobId! });
     const handle = platform.container.temporal.client.workflow.getHandle(job.workflowId, job.runId ?? undefined);
     await handle.result();
-    const events = (await handle.fetchHistory()).events ?? [];
-    const scheduled = events.find(
-      (event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'publishChannelPost',
-    )!;
-    const started = events.filter(
-      (event) =>
-        event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED &&
-        String(event.activityTaskStartedEventAttributes?.scheduledEventId) === String(scheduled.eventId),
-    );
+    const started = activityStarts((await handle.fetchHistory()).events ?? [], 'publishChannelPost');
     expect(started).toHaveLength(1);
     expect(started[0]!.activityTaskStartedEventAttributes?.attempt).toBeGreaterThanOrEqual(2);
   }, 240_000);
 });
 
 describe('a Temporal server killed while a post waits on its timer', () => {
-  const dataDir = path.resolve('.data/test', `temporal-bsky-${randomBytes(4).toString('hex')}`);
-  let port: number;
-  let temporal: RunningTemporal | null = null;
+  let temporal: OwnTemporal;
   let platform: TestPlatform;
 
-  async function startTemporal(): Promise<RunningTemporal> {
-    temporal = await startTemporalDevServer({
-      cliPath: process.env.TEST_TEMPORAL_CLI!,
-      dataDir,
-      port,
-      uiPort: null,
-      namespace: 'default',
-    });
-    return temporal;
-  }
-
   beforeAll(async () => {
-    port = await freePort();
-    await startTemporal();
+    temporal = await startOwnTemporal('bsky');
     platform = await startTestPlatform({
       label: 'bskytmprestart',
-      env: { TEMPORAL_ADDRESS: temporal!.address, BLUESKY_SERVICE_URL: network.pdsUrl },
+      env: { TEMPORAL_ADDRESS: temporal.address, BLUESKY_SERVICE_URL: network.pdsUrl },
     });
   });
 
   afterAll(async () => {
     await platform?.close();
     await temporal?.stop();
-    await fs.rm(dataDir, { recursive: true, force: true });
   });
 
   it('publishes once, at its time, after the server comes back on the same file', async () => {
@@ -182,14 +153,11 @@ describe('a Temporal server killed while a post waits on its timer', () => {
       { scheduledAt: scheduledAt.toISOString(), fields: { accountId, text: 'Out on time after a server restart' } },
     );
     // The run waits on its timer; the server dies the hard way.
-    const server = temporal!.process!;
-    const exited = new Promise<void>((resolve) => server.once('exit', () => resolve()));
-    server.kill('SIGKILL');
-    await exited;
+    await temporal.kill();
     // A deliberate pause, not a wait for anything: the outage lasts a while, so the worker's polls really fail.
     await sleep(2_000);
     expect(await postsOnPds(network, brand.did)).toEqual([]);
-    await startTemporal();
+    await temporal.start();
 
     const published = await waitForPost(platform.container, post.id, (row) => row.status === 'published', 120_000);
     expect(published.publishedAt!.getTime()).toBeGreaterThanOrEqual(scheduledAt.getTime());

@@ -8,9 +8,7 @@
  *    SIGKILLed mid-job and started again on the same file: the workflow carries on where it was and every
  *    step is captured exactly once.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import fs from 'node:fs/promises';
-import path from 'node:path';
+import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { CreditLedgerEntry } from '../../src/domain/credits/credit-ledger-entry.entity.ts';
@@ -20,13 +18,12 @@ import { isTerminalJobStatus } from '../../src/domain/jobs/job-status.ts';
 import type { RenderOutput } from '../../src/domain/renders/render.types.ts';
 import { acrossWorkspaces, type WorkspaceScope, workspaceScope, actors } from '../../src/domain/shared/scope.ts';
 import { findTemplate } from '../../src/domain/video/templates.ts';
-import { startTemporalDevServer, type RunningTemporal } from '../../src/dev/temporal-dev-server.ts';
 import { createTenant, type Tenant } from '../support/factories.ts';
-import { freePort } from '../support/global-setup.ts';
+import { startOwnTemporal, type OwnTemporal } from '../support/own-temporal.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { seedWorkspace } from '../support/seed.ts';
 import { spawnWorker, type WorkerProcess } from '../support/worker-process.ts';
-import { localActivityMarkers } from '../support/workflow-history.ts';
+import { activityStarts, localActivityMarkers } from '../support/workflow-history.ts';
 import { pollUntil } from '../support/poll.ts';
 
 const { temporal: proto } = (await import('@temporalio/proto')).default;
@@ -161,47 +158,24 @@ describe('a render whose worker is SIGKILLed mid-encode', () => {
     const history = await handle.fetchHistory();
     const events = history.events ?? [];
     expect(events.filter((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED)).toHaveLength(1);
-    const renderScheduled = events.find(
-      (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'renderMedia',
-    )!;
-    const renderStarted = events.filter(
-      (e) =>
-        e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED &&
-        String(e.activityTaskStartedEventAttributes?.scheduledEventId) === String(renderScheduled.eventId),
-    );
+    const renderStarted = activityStarts(events, 'renderMedia');
     expect(renderStarted).toHaveLength(1);
     expect(renderStarted[0]!.activityTaskStartedEventAttributes?.attempt).toBeGreaterThanOrEqual(2);
   }, 240_000);
 });
 
 describe('a campaign generation whose Temporal server is killed mid-job', () => {
-  const dataDir = path.resolve('.data/test', `temporal-restart-${randomBytes(4).toString('hex')}`);
-  let port: number;
-  let temporal: RunningTemporal | null = null;
+  let temporal: OwnTemporal;
   let platform: TestPlatform;
 
-  async function startTemporal(): Promise<RunningTemporal> {
-    temporal = await startTemporalDevServer({
-      cliPath: process.env.TEST_TEMPORAL_CLI!,
-      dataDir,
-      port,
-      uiPort: null,
-      namespace: 'default',
-    });
-    expect(temporal.process).not.toBeNull();
-    return temporal;
-  }
-
   beforeAll(async () => {
-    port = await freePort();
-    await startTemporal();
-    platform = await startTestPlatform({ label: 'tmprestart', env: { TEMPORAL_ADDRESS: temporal!.address } });
+    temporal = await startOwnTemporal('restart');
+    platform = await startTestPlatform({ label: 'tmprestart', env: { TEMPORAL_ADDRESS: temporal.address } });
   });
 
   afterAll(async () => {
     await platform?.close();
     await temporal?.stop();
-    await fs.rm(dataDir, { recursive: true, force: true });
   });
 
   it.each([
@@ -257,10 +231,7 @@ describe('a campaign generation whose Temporal server is killed mid-job', () => 
         expect((await ledgerFor(platform, jobId)).map((e) => e.kind)).toEqual(['reserve']);
 
         // The Temporal server dies the hard way, mid-job.
-        const server = temporal!.process!;
-        const exited = new Promise<void>((resolve) => server.once('exit', () => resolve()));
-        server.kill('SIGKILL');
-        await exited;
+        await temporal.kill();
       } finally {
         // The parked capture now posts, while Temporal is down: it cannot learn that it did.
         await blocker.end();
@@ -272,7 +243,7 @@ describe('a campaign generation whose Temporal server is killed mid-job', () => 
       await sleep(1_000);
 
       const restartedAt = Date.now();
-      await startTemporal();
+      await temporal.start();
       // A new worker never learns that the capture was posted: the activity times out and runs again.
       if (killWorker) worker = await startWorkerProcess(platform);
       const done = await waitForJob(platform, jobId, (job) => isTerminalJobStatus(job.status), 180_000, 200);

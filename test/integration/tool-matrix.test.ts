@@ -11,9 +11,8 @@ import { createKey, createTenant, type Tenant } from '../support/factories.ts';
 import { closeTestFetch } from '../support/http.ts';
 import { connectV2, type ConnectedClient, type ToolCallResult } from '../support/mcp-clients.ts';
 import { authorizationCodeTokens, registerClient } from '../support/oauth-http.ts';
-import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { profileUrl, startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { domainFingerprint, seedWorkspace, type SeededWorkspace } from '../support/seed.ts';
-import { acrossWorkspaces } from '../../src/domain/shared/scope.ts';
 
 type Case = (ids: SeededWorkspace) => Record<string, unknown>;
 
@@ -173,12 +172,7 @@ beforeAll(async () => {
   aIds = await seedWorkspace(platform.container, a, 'Alpha');
   bIds = await seedWorkspace(platform.container, b, 'Beta');
   // Every tool: the autonomous profile's call code (the channel tools are not in the default profile).
-  const { code } = await platform.container.services.callCodes.issue(
-    acrossWorkspaces(platform.container.orm.em),
-    { profile: 'autonomous_ops', workspaceId: null },
-    'test',
-  );
-  const url = `${platform.urls.mcp}?profile=${encodeURIComponent(code)}`;
+  const url = await profileUrl(platform, 'autonomous_ops');
   owner = await connectV2(url, { 'x-api-key': a.apiKey });
   viewer = await connectV2(url, { 'x-api-key': await createKey(platform.container, a, 'viewer') });
 });

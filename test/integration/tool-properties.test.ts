@@ -8,9 +8,8 @@ import { CATALOGUE } from '../../src/mcp/registry.ts';
 import { createTenant, type Tenant } from '../support/factories.ts';
 import { closeTestFetch } from '../support/http.ts';
 import { connectV2, type ConnectedClient } from '../support/mcp-clients.ts';
-import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { profileUrl, startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { domainFingerprint, seedWorkspace, type SeededWorkspace } from '../support/seed.ts';
-import { acrossWorkspaces } from '../../src/domain/shared/scope.ts';
 
 /** Every code a tool error may carry (see src/errors.ts and src/mcp/call-tool.ts). */
 const KNOWN_CODES = new Set(['validation_failed', 'not_found', 'conflict', 'forbidden', 'deprecated_action']);
@@ -41,12 +40,8 @@ beforeAll(async () => {
   ids = await seedWorkspace(platform.container, tenant, 'Props');
   otherIds = await seedWorkspace(platform.container, other, 'Elsewhere');
   // Every tool: the autonomous profile's call code (the channel tools are not in the default profile).
-  const { code } = await platform.container.services.callCodes.issue(
-    acrossWorkspaces(platform.container.orm.em),
-    { profile: 'autonomous_ops', workspaceId: null },
-    'test',
-  );
-  client = await connectV2(`${platform.urls.mcp}?profile=${encodeURIComponent(code)}`, { 'x-api-key': tenant.apiKey });
+  const url = await profileUrl(platform, 'autonomous_ops');
+  client = await connectV2(url, { 'x-api-key': tenant.apiKey });
 });
 
 afterAll(async () => {

@@ -15,6 +15,7 @@ import { createLogger } from '../../src/logger.ts';
 import { analyticsScheduleId } from '../../src/temporal/analytics-schedule.ts';
 import { channelMetricsScheduleId } from '../../src/temporal/channel-metrics-schedule.ts';
 import { startWorker, type RunningWorker } from '../../src/worker.ts';
+import { acrossWorkspaces } from '../../src/domain/shared/scope.ts';
 import { freePort } from './global-setup.ts';
 
 function required(name: string): string {
@@ -133,4 +134,14 @@ export async function startTestPlatform(
   };
   if (options.worker) await platform.startWorker();
   return platform;
+}
+
+/** The tool server's URL with a fresh call code for `profile` (any workspace): `…/api/mcp?profile=<code>`. */
+export async function profileUrl(platform: TestPlatform, profile: string): Promise<string> {
+  const { code } = await platform.container.services.callCodes.issue(
+    acrossWorkspaces(platform.container.orm.em),
+    { profile, workspaceId: null },
+    'test',
+  );
+  return `${platform.urls.mcp}?profile=${encodeURIComponent(code)}`;
 }

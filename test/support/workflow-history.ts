@@ -35,3 +35,20 @@ export function scheduledActivities(events: readonly HistoryEvent[]): string[] {
     return name ? [name] : [];
   });
 }
+
+/**
+ * The starts of the first activity of `activityType` a history scheduled: one event per attempt that was
+ * recorded as started (a retry after a worker died shows as one start whose `attempt` is above 1).
+ */
+export function activityStarts(events: readonly HistoryEvent[], activityType: string): HistoryEvent[] {
+  const scheduled = events.find(
+    (event) => event.activityTaskScheduledEventAttributes?.activityType?.name === activityType,
+  );
+  if (!scheduled) return [];
+  return events.filter(
+    (event) =>
+      event.activityTaskStartedEventAttributes !== undefined &&
+      event.activityTaskStartedEventAttributes !== null &&
+      String(event.activityTaskStartedEventAttributes.scheduledEventId) === String(scheduled.eventId),
+  );
+}

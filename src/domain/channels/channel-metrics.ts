@@ -247,15 +247,21 @@ export async function readPostPerformance(
   return [...rows.values()];
 }
 
-/** The sum of posts' figures, keeping a measure unknown unless some post has it. */
-export function sumPerformance(posts: readonly PostPerformance[]): {
+/** Posts' figures summed: per network, campaign or variant. */
+export interface ChannelFigures {
   posts: number;
   metrics: ChannelMetricCounts;
+  /** Likes, reposts, replies and quotes together (the measures the network has). */
   engagement: number;
+  /** Visits through the posts' attributed links. */
   clicks: number;
+  /** Sessions that converted after such a visit. */
   conversions: number;
   conversionValue: number;
-} {
+}
+
+/** The sum of posts' figures, keeping a measure unknown unless some post has it. */
+export function sumPerformance(posts: readonly PostPerformance[]): ChannelFigures {
   const metrics = unknownMetrics();
   for (const post of posts) {
     for (const name of CHANNEL_METRICS) {

@@ -11,20 +11,8 @@ import { Variant } from '../campaigns/variant.entity.ts';
 import type { WorkspaceScope } from '../shared/scope.ts';
 import { CHANNEL_METRICS, NETWORK_NAMES, type ChannelMetricCounts, type ChannelNetwork } from './channel-networks.ts';
 import { ChannelPost } from './channel-post.entity.ts';
-import { readPostPerformance, sumPerformance, type PostPerformance } from './channel-metrics.ts';
+import { readPostPerformance, sumPerformance, type ChannelFigures, type PostPerformance } from './channel-metrics.ts';
 import { NETWORK_RULES } from './network-rules.ts';
-
-export interface ChannelFigures {
-  posts: number;
-  metrics: ChannelMetricCounts;
-  /** Likes, reposts, replies and quotes together (the measures the network has). */
-  engagement: number;
-  /** Visits through the posts' attributed links. */
-  clicks: number;
-  /** Sessions that converted after such a visit. */
-  conversions: number;
-  conversionValue: number;
-}
 
 export interface ChannelsSection {
   /** How to read the figures (say it to the user when reporting them). */
