@@ -62,6 +62,7 @@ th{font-size:.85rem;text-transform:uppercase;letter-spacing:.04em;color:#4a515c}
 code,.secret{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;word-break:break-all}
 .secret{display:block;background:#1b1f24;color:#e6edf3;padding:12px;border-radius:6px;margin:8px 0}
 .muted{color:#4a515c;font-size:.9rem}.inline{display:inline}.row{display:flex;gap:12px;align-items:end;flex-wrap:wrap}
+.filters{margin-bottom:16px}
 fieldset{border:1px solid #d5d9e0;border-radius:6px;padding:12px 16px}legend{font-weight:600}
 a.button{display:inline-block;padding:8px 16px;border-radius:6px;border:1px solid #0b57d0;text-decoration:none}
 a.button.secondary{background:#fff;color:#0b57d0}

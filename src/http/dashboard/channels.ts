@@ -252,7 +252,7 @@ function postRow(view: ChannelsView, post: PostView): SafeHtml {
     <td>
       <span class="post-text">${post.text.length > 140 ? `${post.text.slice(0, 139)}…` : post.text}</span>
       ${post.link ? html`<br /><span class="muted">Link: ${post.link.display}</span>` : ''}
-      ${post.media.length ? html`<br /><span class="muted">${post.media.length} image(s)</span>` : ''}
+      ${post.media.length ? html`<br /><span class="muted">${post.media.length === 1 ? '1 image' : `${post.media.length} images`}</span>` : ''}
       ${post.error && post.status !== 'published' ? html`<p class="reason">${post.error.message}</p>` : ''}
     </td>
     <td>${account ? html`@${account.handle}` : post.accountId}</td>
@@ -314,7 +314,7 @@ export function channelsPage(chrome: Chrome, view: ChannelsView, notices: Notice
           : html`<p class="muted">Workspace admins connect accounts.</p>`
       }
       <h2>Posts</h2>
-      <form method="get" action="/w/${ws.id}/channels" class="row">
+      <form method="get" action="/w/${ws.id}/channels" class="row filters">
         <div>
           <label for="post-status">Status</label>
           <select id="post-status" name="status">
@@ -322,7 +322,7 @@ export function channelsPage(chrome: Chrome, view: ChannelsView, notices: Notice
             ${POST_STATUSES.map((status) => html`<option value="${status}" ${view.status === status ? html`selected` : ''}>${status}</option>`)}
           </select>
         </div>
-        <p><button class="secondary" type="submit">Show</button></p>
+        <button class="secondary" type="submit">Show</button>
       </form>
       ${
         view.posts.length

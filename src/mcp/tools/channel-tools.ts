@@ -43,7 +43,7 @@ function describePost(post: PostView): string {
         .map((name) => `${post.metrics![name]} ${name}`)
         .join(', ')}`
     : '';
-  return `Post ${post.id} is ${post.status}${when}: "${clip(post.text.replace(/\s+/g, ' '))}"${post.media.length ? ` with ${post.media.length} image(s)` : ''}${metrics}.`;
+  return `Post ${post.id} is ${post.status}${when}: "${clip(post.text.replace(/\s+/g, ' '))}"${post.media.length ? ` with ${post.media.length === 1 ? '1 image' : `${post.media.length} images`}` : ''}${metrics}.`;
 }
 
 function describeValidation(validation: PostValidation): string {
