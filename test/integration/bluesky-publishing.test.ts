@@ -20,8 +20,14 @@ import {
   waitForPost,
 } from '../support/channels.ts';
 import { createTenant, type Tenant } from '../support/factories.ts';
-import { installQuietTemporalRuntime, startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { installQuietTemporalRuntime, profileUrl, startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { Worker } from '@temporalio/worker';
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { closeTestFetch, testFetch } from '../support/http.ts';
+import { modernRpc } from '../support/mcp-clients.ts';
+import { pollUntil } from '../support/poll.ts';
 
 let network: BlueskyNetwork;
 let platform: TestPlatform;
@@ -63,6 +69,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await platform?.close();
   await network?.stop();
+  await closeTestFetch();
 });
 
 it('publishes a post made from a variant at its time: image with alt text, attributed link, one record', async () => {
@@ -229,6 +236,64 @@ it('a PDS that is down: retried with back-off, then failed with a clear error; r
   const records = (await postsOnPds(network, brand.did)).filter((record) => record.rkey === published.recordKey);
   expect(records).toHaveLength(1);
   expect(records[0]!.value.text).toBe('Published after an outage');
+});
+
+it('schedule and publish_now answer with MCP task handles in both eras; each task resolves to its own action', async () => {
+  const url = await profileUrl(platform, 'bluesky_ops');
+
+  // 2025-11-25, through the v1 SDK's task client, which itself checks the final result against the output
+  // schema the tool was listed with.
+  const client = new ClientV1({ name: 'bluesky-tasks', version: '1.0.0' });
+  await client.connect(
+    new TransportV1(new URL(url), { fetch: testFetch, requestInit: { headers: { 'x-api-key': tenant.apiKey } } }),
+  );
+  try {
+    const { tools } = await client.listTools();
+    expect(tools.find((tool) => tool.name === 'manage_bluesky')?.execution).toEqual({ taskSupport: 'optional' });
+    expect(tools.find((tool) => tool.name === 'query_bluesky')?.execution).toBeUndefined();
+    const messages: { type: string; [key: string]: unknown }[] = [];
+    const stream = client.experimental.tasks.callToolStream(
+      { name: 'manage_bluesky', arguments: { action: 'publish_now', accountId, text: 'Published as a task (2025)' } },
+      CallToolResultSchema,
+      { timeout: 60_000 },
+    );
+    for await (const message of stream) messages.push(message as never);
+    expect(messages[0]).toMatchObject({ type: 'taskCreated', task: { taskId: expect.stringMatching(/^tsk_/) } });
+    expect(messages.at(-1)).toMatchObject({
+      type: 'result',
+      result: {
+        structuredContent: {
+          action: 'publish_now',
+          post: { status: 'published', externalId: expect.stringMatching(/^at:\/\//) },
+          workspace: { id: tenant.workspaceId },
+        },
+      },
+    });
+  } finally {
+    await client.close();
+  }
+
+  // 2026-07-28, through the tasks extension: a flat `resultType: "task"`, then tasks/get until it completes
+  // with the schedule's own answer inlined.
+  const created = await modernRpc(url, tenant.apiKey, 'tools/call', 'manage_bluesky', {
+    name: 'manage_bluesky',
+    arguments: { action: 'schedule', accountId, text: 'Scheduled as a task (2026)', scheduledAt: inSeconds(2) },
+  });
+  expect(created.result).toMatchObject({ resultType: 'task', status: 'working' });
+  const taskId = created.result!.taskId as string;
+  const task = await pollUntil(
+    () => modernRpc(url, tenant.apiKey, 'tasks/get', taskId, { taskId }),
+    (current) => current.result?.status !== 'working',
+    { timeoutMs: 60_000, intervalMs: 200, timeoutMessage: `task ${taskId} still working` },
+  );
+  expect(task.result).toMatchObject({
+    status: 'completed',
+    result: { structuredContent: { action: 'schedule', post: { status: 'published' } } },
+  });
+
+  const texts = (await postsOnPds(network, brand.did)).map((record) => record.value.text);
+  expect(texts.filter((text) => text === 'Published as a task (2025)')).toHaveLength(1);
+  expect(texts.filter((text) => text === 'Scheduled as a task (2026)')).toHaveLength(1);
 });
 
 it('disconnecting the account stops its scheduled posts; reconnected, a stopped post is retried', async () => {

@@ -46,6 +46,7 @@ function input(overrides: Partial<ChannelPostInput> = {}): ChannelPostInput {
     workspaceId: 'ws_1',
     postId: 'chp_1',
     network: 'bluesky',
+    action: 'schedule',
     scheduledAt: new Date(Date.now() + 500).toISOString(),
     publishAttempts: 3,
     publishRetrySeconds: 0.1,

@@ -16,6 +16,7 @@ import type { JobLauncher } from '../jobs/job-launcher.ts';
 import type { Job } from '../jobs/job.entity.ts';
 import { isTerminalJobStatus } from '../jobs/job-status.ts';
 import type { JobsService } from '../jobs/jobs.service.ts';
+import type { ChannelPostInput } from '../jobs/workflow-inputs.ts';
 import type { MediaStore } from '../media/media-store.ts';
 import { newId } from '../shared/ids.ts';
 import {
@@ -42,6 +43,15 @@ import { movePost, movePostOrFail } from './post-rows.ts';
 /** The job kind of a network's publishing runs (one kind per network: each belongs to that network's tool). */
 export function channelPostKind(network: string): string {
   return `${network}_post`;
+}
+
+/** The actions of a channel tool that start a post's publishing run. */
+export type PublishingAction = ChannelPostInput['action'];
+
+/** The action that started a publishing run's job (runs started before it was recorded count as publish_now). */
+export function publishingActionOf(job: Job): PublishingAction {
+  const action = (job.input as Partial<ChannelPostInput>).action;
+  return action === 'schedule' || action === 'retry' ? action : 'publish_now';
 }
 
 /** The furthest ahead a post can be scheduled. */
@@ -281,8 +291,17 @@ export function createChannelPostsService(deps: ChannelPostsDeps) {
     return { post, validation };
   }
 
-  /** Starts the post's publishing run for `at` (its status moves to `scheduled` first, and back if none starts). */
-  async function startRun(scope: WorkspaceScope, post: ChannelPost, at: Date): Promise<PostOutcome> {
+  /**
+   * Starts the post's publishing run for `at` (its status moves to `scheduled` first, and back if none starts).
+   * `action` is what asked for the run; the job keeps it so that an MCP task of the run resolves to that
+   * action's answer.
+   */
+  async function startRun(
+    scope: WorkspaceScope,
+    post: ChannelPost,
+    at: Date,
+    action: PublishingAction,
+  ): Promise<PostOutcome> {
     const from = post.status;
     await movePostOrFail(
       scope.em,
@@ -307,6 +326,7 @@ export function createChannelPostsService(deps: ChannelPostsDeps) {
         input: {
           postId: post.id,
           network: post.network,
+          action,
           scheduledAt: at.toISOString(),
           publishAttempts: deps.publishing.attempts,
           publishRetrySeconds: deps.publishing.retrySeconds,
@@ -475,11 +495,11 @@ export function createChannelPostsService(deps: ChannelPostsDeps) {
           variantId: post.variant?.id ?? null,
         });
         if (!validation.valid) refuse(validation, 'scheduled');
-        return { ...(await startRun(scope, post, at)), validation };
+        return { ...(await startRun(scope, post, at, 'schedule')), validation };
       }
       if (!input.fields) throw new ValidationError('Name the post (postId), or give its content and accountId');
       const { post, validation } = await createDraft(scope, network, input.fields, 'scheduled');
-      return { ...(await startRun(scope, post, at)), validation };
+      return { ...(await startRun(scope, post, at, 'schedule')), validation };
     },
 
     /** Publishes now: a draft or failed post, a new one, or a scheduled one ahead of its time. */
@@ -500,11 +520,11 @@ export function createChannelPostsService(deps: ChannelPostsDeps) {
           variantId: post.variant?.id ?? null,
         });
         if (!validation.valid) refuse(validation, 'published');
-        return { ...(await startRun(scope, post, now())), validation };
+        return { ...(await startRun(scope, post, now(), 'publish_now')), validation };
       }
       if (!input.fields) throw new ValidationError('Name the post (postId), or give its content and accountId');
       const { post, validation } = await createDraft(scope, network, input.fields, 'published');
-      return { ...(await startRun(scope, post, now())), validation };
+      return { ...(await startRun(scope, post, now(), 'publish_now')), validation };
     },
 
     /** Moves a scheduled post to another time (its waiting run takes the new time). */
@@ -646,7 +666,7 @@ export function createChannelPostsService(deps: ChannelPostsDeps) {
         variantId: post.variant?.id ?? null,
       });
       if (!validation.valid) refuse(validation, 'retried');
-      return { ...(await startRun(scope, post, at)), validation };
+      return { ...(await startRun(scope, post, at, 'retry')), validation };
     },
 
     /**

@@ -74,6 +74,8 @@ export interface ProductImportInput extends JobIdentity {
 export interface ChannelPostInput extends JobIdentity {
   postId: string;
   network: string;
+  /** What asked for this run: the answer an MCP task of it resolves to is that action's. */
+  action: 'schedule' | 'publish_now' | 'retry';
   /** When to publish (ISO 8601); the run waits for it on a durable timer. */
   scheduledAt: string;
   /** Attempts against a network that does not answer, before the post fails. */

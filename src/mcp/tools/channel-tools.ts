@@ -10,7 +10,12 @@ import { z } from 'zod';
 import { CHANNEL_METRICS, NETWORK_NAMES, type ChannelNetwork } from '../../domain/channels/channel-networks.ts';
 import { POST_STATUSES, ACCOUNT_STATUSES } from '../../domain/channels/channel-status.ts';
 import type { PostView } from '../../domain/channels/channel-views.ts';
-import { channelPostKind, type PostOutcome, type PostValidation } from '../../domain/channels/channel-posts.service.ts';
+import {
+  channelPostKind,
+  publishingActionOf,
+  type PostOutcome,
+  type PostValidation,
+} from '../../domain/channels/channel-posts.service.ts';
 import { NETWORK_RULES } from '../../domain/channels/network-rules.ts';
 import { PostFields } from '../../domain/channels/post-content.ts';
 import { IsoDateTime } from '../../domain/shared/schemas.ts';
@@ -348,7 +353,7 @@ export function createChannelTools(network: ChannelNetwork): [ToolDefinition, To
       async build(ctx, job) {
         const post = await ctx.services.channelPosts.get(ctx.scope, network, job.subjectId ?? '');
         return {
-          structured: { action: 'publish_now', post },
+          structured: { action: publishingActionOf(job), post },
           text: describePost(post),
         };
       },
