@@ -349,16 +349,20 @@ export function createSafeFetch(options: SafeFetchOptions = {}) {
    * `FetchRefusedError`; a response of any status is returned, for the client to read.
    */
   async function apiFetch(input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
-    const url = checkUrl(typeof input === 'string' || input instanceof URL ? input : input.url);
+    // A Request carries its own method, headers and body; what `init` names wins, as with fetch itself.
+    const request = input instanceof Request ? input : null;
+    const url = checkUrl(input instanceof Request ? input.url : input);
+    const body = init.body ?? request?.body ?? null;
     const timeout = AbortSignal.timeout(API_TIMEOUT_MS);
-    const signal = init.signal ? AbortSignal.any([timeout, init.signal]) : timeout;
+    const signals = [timeout, init.signal, request?.signal].filter((signal): signal is AbortSignal => Boolean(signal));
+    const signal = signals.length > 1 ? AbortSignal.any(signals) : timeout;
     let response: Awaited<ReturnType<typeof undiciFetch>>;
     try {
       response = await undiciFetch(url, {
-        method: init.method ?? 'GET',
-        headers: init.headers as never,
-        body: init.body as never,
-        ...(init.body ? { duplex: 'half' } : {}),
+        method: init.method ?? request?.method ?? 'GET',
+        headers: (init.headers ?? request?.headers) as never,
+        body: body as never,
+        ...(body ? { duplex: 'half' } : {}),
         redirect: 'manual',
         signal,
         dispatcher,
@@ -367,8 +371,8 @@ export function createSafeFetch(options: SafeFetchOptions = {}) {
       throw connectionRefusal(error, signal, url, `${url.host} took too long to answer`);
     }
     const nullBody = NULL_BODY_STATUSES.has(response.status);
-    const body = nullBody ? null : new Uint8Array(await readCapped(response, API_MAX_RESPONSE_BYTES));
-    return new Response(body, { status: response.status, headers: response.headers as unknown as Headers });
+    const answer = nullBody ? null : new Uint8Array(await readCapped(response, API_MAX_RESPONSE_BYTES));
+    return new Response(answer, { status: response.status, headers: response.headers as unknown as Headers });
   }
 
   return { fetch: safeFetch, guardedFetch, apiFetch, close: () => dispatcher.close() };

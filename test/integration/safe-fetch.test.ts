@@ -213,6 +213,18 @@ function shopHandler(req: http.IncomingMessage, res: http.ServerResponse): void 
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify(req.headers));
       return;
+    case '/echo': {
+      // The request as it arrived: method, headers and body.
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({ method: req.method, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') }),
+        );
+      });
+      return;
+    }
     case '/not-found':
       res.writeHead(404, { 'content-type': 'text/html' });
       res.end(`<p>Not here ${MARKER}</p>`);
@@ -916,5 +928,44 @@ describe('guardedFetch', () => {
     const before = shopRequests.length;
     await expect(safe.guardedFetch(`${base}/page`, { method: 'POST', body: 'x' })).rejects.toThrow(TypeError);
     expect(shopRequests.length).toBe(before);
+  });
+});
+
+describe('apiFetch', () => {
+  it('sends any method, headers and body, from init or from a Request', async () => {
+    const fromInit = await safe.apiFetch(`${base}/echo`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer t' },
+      body: '{"a":1}',
+    });
+    expect(await fromInit.json()).toMatchObject({
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer t' },
+      body: '{"a":1}',
+    });
+    const request = new Request(`${base}/echo`, { method: 'PUT', headers: { 'x-record': 'r1' }, body: 'record' });
+    expect(await (await safe.apiFetch(request)).json()).toMatchObject({
+      method: 'PUT',
+      headers: { 'x-record': 'r1' },
+      body: 'record',
+    });
+  });
+
+  it('returns a redirect as it is, without following it', async () => {
+    const before = shopRequests.length;
+    const response = await safe.apiFetch(`${base}/chain?n=0`);
+    expect(response.status).toBe(302);
+    expect(response.headers.get('location')).toBe('/page');
+    expect(shopRequests.slice(before).map((entry) => entry.line)).toEqual(['GET /chain?n=0']);
+  });
+
+  it('applies the same guard', async () => {
+    await refusal(safe.apiFetch('http://169.254.169.254/latest/meta-data/', { method: 'POST' }), 'blocked_address');
+    await refusal(
+      safe.apiFetch(new Request('http://internal.test/', { method: 'POST', body: 'x' })),
+      'blocked_address',
+    );
+    await refusal(safe.apiFetch('file:///etc/passwd'), 'unsupported_scheme');
+    await refusal(safe.apiFetch(`${base}/bomb`), 'too_large');
   });
 });
