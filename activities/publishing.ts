@@ -12,6 +12,7 @@ import type { PublishedSite } from '../src/public/brand-site/site-model.ts';
 import { renderBrandAgentFiles } from '../src/public/well-known/index.ts';
 import { actors, ownedBy, withEntityManager, workspaceScope } from '../src/domain/shared/scope.ts';
 import type { ActivityDeps } from './deps.ts';
+import { lockForTransaction } from '../src/db/transaction-lock.ts';
 
 export function createPublishingActivities({ orm, sites, brand: brands }: ActivityDeps) {
   return {
@@ -24,14 +25,7 @@ export function createPublishingActivities({ orm, sites, brand: brands }: Activi
       return scope.em.transactional(async (em) => {
         const txScope = withEntityManager(scope, em);
         const tx = txScope.em;
-        await tx
-          .getConnection()
-          .execute(
-            'select pg_advisory_xact_lock(hashtext(?))',
-            [`publish:${input.workspaceId}`],
-            'all',
-            tx.getTransactionContext(),
-          );
+        await lockForTransaction(tx, `publish:${input.workspaceId}`);
         const brand = await brands.get(txScope);
         const snapshot = await readSiteSnapshot(txScope, brand);
         const latest = await tx.findOne(SitePublication, {}, { orderBy: { version: 'desc' }, fields: ['version'] });

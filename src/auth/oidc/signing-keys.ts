@@ -11,6 +11,7 @@ import { generateKeyPairSync, randomBytes, type JsonWebKey } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { createSecretBox, SecretBoxError } from '../../domain/shared/secret-box.ts';
 import { OidcSigningKey } from './oidc.entities.ts';
+import { lockForTransaction } from '../../db/transaction-lock.ts';
 
 const PURPOSE = 'oidc-signing-keys';
 
@@ -53,9 +54,7 @@ export async function rotateSigningKey(orm: MikroORM, secrets: readonly string[]
 export async function loadSigningKeys(orm: MikroORM, secrets: readonly string[]): Promise<{ keys: JsonWebKey[] }> {
   const em = orm.em.fork();
   await em.transactional(async (tx) => {
-    await tx
-      .getConnection()
-      .execute("select pg_advisory_xact_lock(hashtext('oidc-signing-keys'))", [], 'all', tx.getTransactionContext());
+    await lockForTransaction(tx, 'oidc-signing-keys');
     if ((await tx.count(OidcSigningKey, { retiredAt: null })) === 0) {
       const jwk = newSigningJwk();
       tx.create(OidcSigningKey, { kid: jwk.kid, encryptedJwk: encryptJwk(jwk, secrets), retiredAt: null });

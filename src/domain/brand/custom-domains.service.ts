@@ -27,6 +27,7 @@ import {
   txtRecordName,
   type VerificationMethod,
 } from './domain-proofs.ts';
+import { lockForTransaction } from '../../db/transaction-lock.ts';
 
 export const MAX_CUSTOM_DOMAINS_PER_WORKSPACE = 5;
 
@@ -203,14 +204,7 @@ export function createCustomDomainsService(deps: CustomDomainsDeps) {
       try {
         created = await scope.em.transactional(async (tx) => {
           // Serialises adds within the workspace, so two at once cannot pass the limit together.
-          await tx
-            .getConnection()
-            .execute(
-              'select pg_advisory_xact_lock(hashtext(?))',
-              [`custom-domains:${scope.workspaceId}`],
-              'all',
-              tx.getTransactionContext(),
-            );
+          await lockForTransaction(tx, `custom-domains:${scope.workspaceId}`);
           const count = await tx.count(CustomDomain, {});
           if (count >= MAX_CUSTOM_DOMAINS_PER_WORKSPACE) {
             throw new ConflictError(

@@ -23,8 +23,12 @@ import type { ChannelAdapters } from './adapters.ts';
 import { ChannelAccount, type ChannelQuota } from './channel-account.entity.ts';
 import { CredentialsRefusedError, type NetworkClient, type NetworkCredentials } from './channel-adapter.ts';
 import { NETWORK_NAMES, type ChannelNetwork } from './channel-networks.ts';
+import { lockForTransaction } from '../../db/transaction-lock.ts';
 
 export const CREDENTIALS_PURPOSE = 'channel-credentials';
+
+/** The lock every writer of an account's credentials holds (a refresh, a re-seal). */
+const accountLock = (accountId: string) => `channel-account:${accountId}`;
 
 export interface ChannelAccessOptions {
   adapters: ChannelAdapters;
@@ -72,14 +76,7 @@ export function createChannelAccess(options: ChannelAccessOptions) {
   async function refresh(scope: WorkspaceScope, accountId: string, force: boolean): Promise<ChannelAccount> {
     let refused: string | null = null;
     const account = await scope.em.fork().transactional(async (tx: EntityManager) => {
-      await tx
-        .getConnection()
-        .execute(
-          'select pg_advisory_xact_lock(hashtext(?))',
-          [`channel-account:${accountId}`],
-          'all',
-          tx.getTransactionContext(),
-        );
+      await lockForTransaction(tx, accountLock(accountId));
       const current = await tx.findOneOrFail(ChannelAccount, { id: accountId }, { refresh: true });
       if (current.status !== 'active') return current;
       if (!force && !dueForRefresh(current)) return current;
@@ -163,14 +160,7 @@ export function createChannelAccess(options: ChannelAccessOptions) {
         }
         // Under the account's lock: a refresh writing new credentials at the same moment must not be undone.
         await em.fork().transactional(async (tx: EntityManager) => {
-          await tx
-            .getConnection()
-            .execute(
-              'select pg_advisory_xact_lock(hashtext(?))',
-              [`channel-account:${account.id}`],
-              'all',
-              tx.getTransactionContext(),
-            );
+          await lockForTransaction(tx, accountLock(account.id));
           const current = await tx.findOneOrFail(ChannelAccount, { id: account.id }, { refresh: true });
           if (!current.credentials || box.isCurrent(current.credentials)) return;
           current.credentials = seal(current.id, open(current));

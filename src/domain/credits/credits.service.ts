@@ -17,6 +17,7 @@ import { parseInput } from '../shared/validate.ts';
 import { ACROSS_WORKSPACES, forWorkspace, ownedBy } from '../shared/scope.ts';
 import { Workspace } from '../workspaces/workspace.entity.ts';
 import { CreditLedgerEntry, type CreditAccount, type CreditEntryKind } from './credit-ledger-entry.entity.ts';
+import { lockForTransaction } from '../../db/transaction-lock.ts';
 
 export interface CreditBalance {
   /** Spendable now. */
@@ -116,14 +117,7 @@ export function createCreditsService() {
     /** For postings whose amount is only known under the lock (release of what remains held). */
     amountUnderLock?: () => number,
   ): Promise<{ entry: CreditLedgerEntry; replayed: boolean }> {
-    await tx
-      .getConnection()
-      .execute(
-        'select pg_advisory_xact_lock(hashtext(?))',
-        [creditLockKey(kind, data.workspaceId, data.reference)],
-        'all',
-        tx.getTransactionContext(),
-      );
+    await lockForTransaction(tx, creditLockKey(kind, data.workspaceId, data.reference));
     // Idempotency keys are unique across workspaces: a key another workspace used is found here and refused
     // as a conflict by `sameParameters`, instead of failing on the unique index.
     const previous = await tx.findOne(CreditLedgerEntry, { idempotencyKey: data.idempotencyKey }, ACROSS_WORKSPACES);

@@ -22,6 +22,7 @@ import { claimRun, failUnstartedJob, insertQueuedJob, recordCancelRequest, recor
 import { TERMINAL_JOB_STATUSES, type JobStatus } from './job-status.ts';
 import { Job } from './job.entity.ts';
 import type { JobWorkflow, JobWorkflowArgs, JobWorkflowInputs } from './workflow-inputs.ts';
+import { lockForTransaction } from '../../db/transaction-lock.ts';
 
 export interface StartJobRequest<W extends JobWorkflow = JobWorkflow> {
   /** Job kind, also the first part of the workflow id and the `JobKind` search attribute. */
@@ -113,9 +114,7 @@ export function createJobsService(deps: { launcher: JobLauncher }) {
     request: StartJobRequest<W>,
   ): Promise<{ job: Job; reused: boolean }> {
     const workflowId = workflowIdFor(request.kind, scope.workspaceId, request.businessKey);
-    await tx
-      .getConnection()
-      .execute('select pg_advisory_xact_lock(hashtext(?))', [`job:${workflowId}`], 'all', tx.getTransactionContext());
+    await lockForTransaction(tx, `job:${workflowId}`);
     const active = await findActive(tx, workflowId);
     if (active && !(await reconcile(tx, active))) {
       // A row without a run id means its starter died between writing the row and starting the
