@@ -8,6 +8,7 @@
 import { AtpAgent } from '@atproto/api';
 import { ChannelAccount } from '../../src/domain/channels/channel-account.entity.ts';
 import { createChannelAccess } from '../../src/domain/channels/channel-access.ts';
+import { createChannelAccountsService } from '../../src/domain/channels/channel-accounts.service.ts';
 import { createChannelAdapters } from '../../src/domain/channels/adapters.ts';
 import { acrossWorkspaces, actors, workspaceScope, type WorkspaceScope } from '../../src/domain/shared/scope.ts';
 import { SecretBoxError } from '../../src/domain/shared/secret-box.ts';
@@ -92,6 +93,49 @@ describe('connecting', () => {
     expect(() => access.open({ ...row, id: 'cha_01J0000000000000000000000' } as ChannelAccount)).toThrow(
       SecretBoxError,
     );
+  });
+
+  it('two people connecting the same account at once both succeed, on one row', async () => {
+    const team = await createTenant(platform.container);
+    const shared = await network.createAccount('shared');
+    // The PDS answers sign-ins one after another; to make the three connections reach the database at the same
+    // moment, each waits after its real sign-in until all three have signed in.
+    const { adapters, access } = platform.container.services.channels;
+    const signedIn: (() => void)[] = [];
+    // Idle pooled connections for each of them, so that no query waits for a new connection behind another.
+    const warm = Promise.all(
+      [0, 1, 2, 3].map(() => platform.container.orm.em.getConnection().execute('select pg_sleep(0.05)')),
+    );
+    const together = createChannelAccountsService({
+      access,
+      stopPending: platform.container.services.channelPosts.stopPending,
+      adapters: {
+        ...adapters,
+        get: (name) => {
+          const adapter = adapters.get(name);
+          return {
+            ...adapter,
+            async connect(request) {
+              const identity = await adapter.connect(request);
+              await new Promise<void>((resolve) => {
+                signedIn.push(resolve);
+                if (signedIn.length === 3) for (const release of signedIn) release();
+              });
+              await warm;
+              return identity;
+            },
+          };
+        },
+      },
+    });
+    const outcomes = await Promise.all(
+      [0, 1, 2].map(() =>
+        together.connect(scopeOf(team), { network: 'bluesky', identifier: shared.handle, secret: shared.appPassword }),
+      ),
+    );
+    expect(new Set(outcomes.map((outcome) => outcome.account.id)).size).toBe(1);
+    expect(outcomes.map((outcome) => outcome.reconnected).sort()).toEqual([false, true, true]);
+    expect(await rows().count(ChannelAccount, { workspace: team.workspaceId })).toBe(1);
   });
 
   it('refreshes a token that expires within the refresh-ahead window and stores the rotated refresh token', async () => {

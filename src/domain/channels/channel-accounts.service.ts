@@ -7,6 +7,7 @@
  * posts and history stay together. Disconnecting signs the platform out of the network where it can, erases the
  * credentials and stops every scheduled post of the account, saying which.
  */
+import { lockForTransaction } from '../../db/transaction-lock.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import { newId } from '../shared/ids.ts';
 import {
@@ -21,6 +22,7 @@ import { ownedBy, type WorkspaceScope } from '../shared/scope.ts';
 import type { ChannelAccess } from './channel-access.ts';
 import { ChannelAccount } from './channel-account.entity.ts';
 import type { ChannelAdapters } from './adapters.ts';
+import type { ConnectedIdentity } from './channel-adapter.ts';
 import { isChannelNetwork, NETWORK_NAMES, type ChannelNetwork } from './channel-networks.ts';
 import type { AccountStatus } from './channel-status.ts';
 import { toAccountView, type AccountView } from './channel-views.ts';
@@ -53,6 +55,22 @@ export function createChannelAccountsService(deps: ChannelAccountsDeps) {
     const account = await scope.em.findOne(ChannelAccount, { id: accountId, ...(network ? { network } : {}) });
     if (!account) throw new NotFoundError('Account', accountId);
     return account;
+  }
+
+  /** The account as a fresh sign-in leaves it: active, its new credentials sealed, connected by the caller. */
+  function signedIn(scope: WorkspaceScope, account: ChannelAccount, identity: ConnectedIdentity, at: Date): void {
+    Object.assign(account, {
+      handle: identity.handle,
+      displayName: identity.displayName ?? account.displayName ?? null,
+      status: 'active' as const,
+      statusReason: null,
+      credentials: deps.access.seal(account.id, identity.credentials),
+      accessExpiresAt: identity.accessExpiresAt,
+      connectedBy: scope.actor,
+      connectedAt: at,
+      lastSuccessAt: at,
+      disconnectedAt: null,
+    });
   }
 
   return {
@@ -91,36 +109,28 @@ export function createChannelAccountsService(deps: ChannelAccountsDeps) {
       }
       const adapter = deps.adapters.get(input.network);
       const identity = await adapter.connect({ identifier: input.identifier, secret: input.secret });
-      const existing = await scope.em.findOne(ChannelAccount, {
-        network: input.network,
-        externalId: identity.externalId,
+      const network = input.network;
+      // Under a lock on the network account within the workspace: two people connecting it at once both
+      // succeed, the second as a reconnection of the row the first created (not a unique-key failure).
+      return scope.em.transactional(async (tx) => {
+        await lockForTransaction(tx, `channel-connect:${scope.workspaceId}:${network}:${identity.externalId}`);
+        const existing = await tx.findOne(ChannelAccount, { network, externalId: identity.externalId });
+        const connectedAt = now();
+        const account =
+          existing ??
+          tx.create(ChannelAccount, {
+            id: newId('channelAccount'),
+            ...ownedBy(scope),
+            network,
+            externalId: identity.externalId,
+            handle: identity.handle,
+            connectedBy: scope.actor,
+            connectedAt,
+          });
+        signedIn(scope, account, identity, connectedAt);
+        await tx.flush();
+        return { account: toAccountView(account), reconnected: existing !== null };
       });
-      const connectedAt = now();
-      const account =
-        existing ??
-        scope.em.create(ChannelAccount, {
-          id: newId('channelAccount'),
-          ...ownedBy(scope),
-          network: input.network,
-          externalId: identity.externalId,
-          handle: identity.handle,
-          connectedBy: scope.actor,
-          connectedAt,
-        });
-      Object.assign(account, {
-        handle: identity.handle,
-        displayName: identity.displayName,
-        status: 'active' as const,
-        statusReason: null,
-        credentials: deps.access.seal(account.id, identity.credentials),
-        accessExpiresAt: identity.accessExpiresAt,
-        connectedBy: scope.actor,
-        connectedAt,
-        lastSuccessAt: connectedAt,
-        disconnectedAt: null,
-      });
-      await scope.em.flush();
-      return { account: toAccountView(account), reconnected: existing !== null };
     },
 
     /** Signs the account in again with a new app password (after a refusal, or to rotate the password). */
@@ -134,19 +144,7 @@ export function createChannelAccountsService(deps: ChannelAccountsDeps) {
           { issues: [{ field: 'secret', message: 'belongs to another account' }] },
         );
       }
-      const reconnectedAt = now();
-      Object.assign(account, {
-        handle: identity.handle,
-        displayName: identity.displayName ?? account.displayName,
-        status: 'active' as const,
-        statusReason: null,
-        credentials: deps.access.seal(account.id, identity.credentials),
-        accessExpiresAt: identity.accessExpiresAt,
-        connectedBy: scope.actor,
-        connectedAt: reconnectedAt,
-        lastSuccessAt: reconnectedAt,
-        disconnectedAt: null,
-      });
+      signedIn(scope, account, identity, now());
       await scope.em.flush();
       return toAccountView(account);
     },

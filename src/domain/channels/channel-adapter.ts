@@ -132,8 +132,8 @@ export interface ChannelAdapter {
   /** Signs in with what a person typed; throws `ValidationError` for credentials the network refuses. */
   connect(request: ConnectRequest): Promise<ConnectedIdentity>;
   /**
-   * New credentials before the old ones expire (or after a refusal). Throws `ChannelReconnectRequiredError`
-   * when only a person can fix it, `RateLimitedError` or `UnavailableError` when waiting can.
+   * New credentials before the old ones expire (or after a refusal). Throws `CredentialsRefusedError` when
+   * only a person can fix it, `RateLimitedError` or `UnavailableError` when waiting can.
    */
   refresh(credentials: NetworkCredentials): Promise<CredentialState>;
   /** Ends the session on the network (the platform forgets the credentials right after). */
