@@ -108,16 +108,11 @@ export function quotaOf(
   if (!headers) return null;
   const get = (name: string) =>
     headers instanceof Headers ? headers.get(name) : (headers[name] ?? headers[name.toLowerCase()] ?? null);
-  const limit = Number(get('ratelimit-limit'));
-  const remaining = Number(get('ratelimit-remaining'));
-  const reset = Number(get('ratelimit-reset'));
-  if (
-    !Number.isFinite(limit) ||
-    !Number.isFinite(remaining) ||
-    !Number.isFinite(reset) ||
-    get('ratelimit-limit') === null
-  )
-    return null;
+  const present = ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'].map(get);
+  // An absent header is no figure (Number(null) would read it as 0).
+  if (present.some((value) => value === null || value.trim() === '')) return null;
+  const [limit, remaining, reset] = present.map(Number) as [number, number, number];
+  if (![limit, remaining, reset].every(Number.isFinite)) return null;
   // The PDS sends the reset as a Unix time in seconds; the draft standard as seconds from now. Tell them apart.
   const resetAt = reset > 1_000_000_000 ? new Date(reset * 1000) : new Date(now.getTime() + reset * 1000);
   return {
