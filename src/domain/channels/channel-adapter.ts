@@ -95,9 +95,8 @@ export interface NetworkRules {
   textBytesLimit: number | null;
   maxImages: number;
   maxImageBytes: number;
+  /** Videos a post may carry (0: the platform does not post videos to the network). */
   maxVideos: number;
-  maxVideoBytes: number;
-  maxVideoSeconds: number;
   altTextLimit: number;
   maxLangs: number;
   /** Whether a published post can be edited on the network (Bluesky: no). */

@@ -216,7 +216,7 @@ export async function resolveContent(
   }
 
   return {
-    content: { text: text ?? '', link, media, langs: request.langs ?? previous?.content.langs ?? [] },
+    content: { text, link, media, langs: request.langs ?? previous?.content.langs ?? [] },
     campaignId: campaign?.id ?? null,
     variantId: variant?.id ?? null,
   };

@@ -1,7 +1,7 @@
 /**
  * A Bluesky post as the network will store it: the text with the attributed link, its rich-text facets at
  * UTF-8 byte offsets, the languages, and the checks the network applies — read from the lexicon that
- * `@atproto/api` ships (`app.bsky.feed.post`, `app.bsky.embed.images`, `app.bsky.embed.video`), and validated
+ * `@atproto/api` ships (`app.bsky.feed.post`, `app.bsky.embed.images`), and validated
  * with its own validator, so the platform refuses up front exactly what the server would refuse later.
  *
  * Rules that are the platform's own, beyond the lexicon, say so in their messages: alt text is required for
@@ -33,7 +33,6 @@ const imagesEmbed = lexicons.getDefOrThrow('app.bsky.embed.images') as unknown a
 const imageDef = lexicons.getDefOrThrow('app.bsky.embed.images#image') as unknown as {
   properties: { image: LexBlob };
 };
-const videoDef = lexicons.getDefOrThrow('app.bsky.embed.video') as unknown as { properties: { video: LexBlob } };
 const tagDef = lexicons.getDefOrThrow('app.bsky.richtext.facet#tag') as unknown as {
   properties: { tag: LexString };
 };
@@ -46,8 +45,6 @@ export const BLUESKY_RULES: NetworkRules = {
   maxImages: imagesEmbed.properties.images.maxLength ?? 4,
   maxImageBytes: imageDef.properties.image.maxSize ?? 1_000_000,
   maxVideos: 0,
-  maxVideoBytes: videoDef.properties.video.maxSize ?? 100_000_000,
-  maxVideoSeconds: 180,
   altTextLimit: 2000,
   maxLangs: postRecord.record.properties.langs.maxLength ?? 3,
   editPublished: false,
@@ -140,7 +137,7 @@ export function validateBlueskyPost(content: PostContent, composed = composePost
     });
   }
   if (!composed.text && content.media.length === 0) {
-    issues.push({ field: 'text', rule: 'empty_post', message: 'A post needs text or an image or video' });
+    issues.push({ field: 'text', rule: 'empty_post', message: 'A post needs text or an image' });
   }
   for (const facet of composed.facets) {
     for (const feature of facet.features) {
@@ -156,23 +153,14 @@ export function validateBlueskyPost(content: PostContent, composed = composePost
 
   const images = content.media.filter((media) => media.mimeType.startsWith('image/'));
   const videos = content.media.filter((media) => media.mimeType.startsWith('video/'));
-  const other = content.media.filter(
-    (media) => !media.mimeType.startsWith('image/') && !media.mimeType.startsWith('video/'),
-  );
-  for (const media of other) {
+  content.media.forEach((media, index) => {
+    if (media.mimeType.startsWith('image/') || media.mimeType.startsWith('video/')) return;
     issues.push({
-      field: `media.${content.media.indexOf(media)}`,
+      field: `media.${index}`,
       rule: 'unsupported_media',
-      message: `${media.mimeType} cannot be posted to Bluesky: use images or an MP4 video`,
+      message: `${media.mimeType} cannot be posted to Bluesky: use images`,
     });
-  }
-  if (images.length && videos.length) {
-    issues.push({
-      field: 'media',
-      rule: 'mixed_media',
-      message: 'A Bluesky post carries images or one video, not both',
-    });
-  }
+  });
   if (images.length > rules.maxImages) {
     issues.push({
       field: 'media',
@@ -190,30 +178,18 @@ export function validateBlueskyPost(content: PostContent, composed = composePost
   }
   content.media.forEach((media, index) => {
     const field = `media.${index}`;
-    const isVideo = media.mimeType.startsWith('video/');
-    if (isVideo && media.mimeType !== 'video/mp4') {
-      issues.push({ field, rule: 'unsupported_media', message: `Bluesky takes MP4 videos, not ${media.mimeType}` });
-    }
-    const maxBytes = isVideo ? rules.maxVideoBytes : rules.maxImageBytes;
-    if (media.bytes > maxBytes) {
+    if (media.mimeType.startsWith('image/') && media.bytes > rules.maxImageBytes) {
       issues.push({
         field,
-        rule: isVideo ? 'video_too_large' : 'image_too_large',
-        message: `The ${isVideo ? 'video' : 'image'} is ${media.bytes.toLocaleString('en-US')} bytes; Bluesky takes at most ${maxBytes.toLocaleString('en-US')}`,
-      });
-    }
-    if (isVideo && media.durationSeconds !== null && media.durationSeconds > rules.maxVideoSeconds) {
-      issues.push({
-        field,
-        rule: 'video_too_long',
-        message: `The video runs ${media.durationSeconds} s; Bluesky plays videos of up to ${rules.maxVideoSeconds / 60} minutes`,
+        rule: 'image_too_large',
+        message: `The image is ${media.bytes.toLocaleString('en-US')} bytes; Bluesky takes at most ${rules.maxImageBytes.toLocaleString('en-US')}`,
       });
     }
     if (!media.alt.trim()) {
       issues.push({
         field: `${field}.alt`,
         rule: 'alt_text_missing',
-        message: `Describe the ${isVideo ? 'video' : 'image'} in alt text, for people who cannot see it (the platform requires it)`,
+        message: `Describe the ${media.mimeType.startsWith('video/') ? 'video' : 'image'} in alt text, for people who cannot see it (the platform requires it)`,
       });
     } else if (graphemes(media.alt) > rules.altTextLimit) {
       issues.push({
