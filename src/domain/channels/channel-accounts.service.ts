@@ -48,14 +48,19 @@ export interface ListAccountsInput {
 
 export type ChannelAccountsService = ReturnType<typeof createChannelAccountsService>;
 
+/** An account of the scope's workspace (of `network`, when named); another workspace's is as unknown as none. */
+export async function findAccount(
+  scope: WorkspaceScope,
+  accountId: string,
+  network?: string | null,
+): Promise<ChannelAccount> {
+  const account = await scope.em.findOne(ChannelAccount, { id: accountId, ...(network ? { network } : {}) });
+  if (!account) throw new NotFoundError('Account', accountId);
+  return account;
+}
+
 export function createChannelAccountsService(deps: ChannelAccountsDeps) {
   const now = deps.now ?? (() => new Date());
-
-  async function find(scope: WorkspaceScope, accountId: string, network?: string): Promise<ChannelAccount> {
-    const account = await scope.em.findOne(ChannelAccount, { id: accountId, ...(network ? { network } : {}) });
-    if (!account) throw new NotFoundError('Account', accountId);
-    return account;
-  }
 
   /** The account as a fresh sign-in leaves it: active, its new credentials sealed, connected by the caller. */
   function signedIn(scope: WorkspaceScope, account: ChannelAccount, identity: ConnectedIdentity, at: Date): void {
@@ -74,7 +79,7 @@ export function createChannelAccountsService(deps: ChannelAccountsDeps) {
   }
 
   return {
-    find,
+    find: findAccount,
 
     async list(scope: WorkspaceScope, input: ListAccountsInput = {}): Promise<Page<AccountView>> {
       const limit = input.limit ?? DEFAULT_PAGE_SIZE;
@@ -91,7 +96,7 @@ export function createChannelAccountsService(deps: ChannelAccountsDeps) {
     },
 
     async get(scope: WorkspaceScope, accountId: string, network?: string): Promise<AccountView> {
-      return toAccountView(await find(scope, accountId, network));
+      return toAccountView(await findAccount(scope, accountId, network));
     },
 
     /**
@@ -135,7 +140,7 @@ export function createChannelAccountsService(deps: ChannelAccountsDeps) {
 
     /** Signs the account in again with a new app password (after a refusal, or to rotate the password). */
     async reconnect(scope: WorkspaceScope, accountId: string, input: { secret: string }): Promise<AccountView> {
-      const account = await find(scope, accountId);
+      const account = await findAccount(scope, accountId);
       const adapter = deps.adapters.get(account.network);
       const identity = await adapter.connect({ identifier: account.externalId, secret: input.secret });
       if (identity.externalId !== account.externalId) {
@@ -158,7 +163,7 @@ export function createChannelAccountsService(deps: ChannelAccountsDeps) {
       scope: WorkspaceScope,
       accountId: string,
     ): Promise<{ account: AccountView; stopped: string[]; publishing: string[] }> {
-      const account = await find(scope, accountId);
+      const account = await findAccount(scope, accountId);
       if (account.status === 'disconnected') {
         throw new ConflictError(`@${account.handle} is already disconnected`);
       }

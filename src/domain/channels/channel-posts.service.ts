@@ -29,6 +29,7 @@ import {
 } from '../shared/pagination.ts';
 import { ownedBy, type WorkspaceScope } from '../shared/scope.ts';
 import type { ChannelAccess } from './channel-access.ts';
+import { findAccount } from './channel-accounts.service.ts';
 import { ChannelAccount } from './channel-account.entity.ts';
 import type { PostContent, ValidationIssue, ValidationResult } from './channel-adapter.ts';
 import type { ChannelAdapters } from './adapters.ts';
@@ -99,16 +100,6 @@ export function createChannelPostsService(deps: ChannelPostsDeps) {
   const now = deps.now ?? (() => new Date());
   const view = (post: ChannelPost) => toPostView(post, (key) => deps.media.urlFor(key));
   const networkName = (network: string) => NETWORK_NAMES[network as ChannelNetwork] ?? network;
-
-  async function findAccount(
-    scope: WorkspaceScope,
-    network: string | null,
-    accountId: string,
-  ): Promise<ChannelAccount> {
-    const account = await scope.em.findOne(ChannelAccount, { id: accountId, ...(network ? { network } : {}) });
-    if (!account) throw new NotFoundError('Account', accountId);
-    return account;
-  }
 
   async function findPost(scope: WorkspaceScope, network: string, postId: string): Promise<ChannelPost> {
     const post = await scope.em.findOne(ChannelPost, { id: postId, network }, { populate: ['account'] });
@@ -208,6 +199,15 @@ export function createChannelPostsService(deps: ChannelPostsDeps) {
     };
   }
 
+  /** `check` of a stored post, as it stands. */
+  function checkStored(scope: WorkspaceScope, post: ChannelPost): Promise<PostValidation> {
+    return check(scope, post.account.getEntity(), {
+      content: contentOf(post),
+      campaignId: post.campaign?.id ?? null,
+      variantId: post.variant?.id ?? null,
+    });
+  }
+
   function refuse(validation: PostValidation, doing: string): never {
     throw new ValidationError(
       `The post cannot be ${doing}: ${validation.issues.map((issue) => issue.message).join('; ')}`,
@@ -243,7 +243,7 @@ export function createChannelPostsService(deps: ChannelPostsDeps) {
     fields: PostFieldsInput,
     mustBeValid: string | null,
   ): Promise<{ post: ChannelPost; validation: PostValidation }> {
-    const account = await findAccount(scope, network, fields.accountId);
+    const account = await findAccount(scope, fields.accountId, network);
     if (account.status === 'disconnected') {
       throw new ConflictError(`The account @${account.handle} is disconnected; connect it again to post with it`);
     }
@@ -412,7 +412,7 @@ export function createChannelPostsService(deps: ChannelPostsDeps) {
     async list(scope: WorkspaceScope, network: string | null, input: ListPostsInput = {}): Promise<Page<PostView>> {
       const limit = input.limit ?? DEFAULT_PAGE_SIZE;
       // A filter naming an account or campaign that is not there is a mistake to report, not an empty page.
-      if (input.accountId) await findAccount(scope, network, input.accountId);
+      if (input.accountId) await findAccount(scope, input.accountId, network);
       if (input.campaignId && !(await scope.em.count(Campaign, { id: input.campaignId }))) {
         throw new NotFoundError('Campaign', input.campaignId);
       }
@@ -445,14 +445,10 @@ export function createChannelPostsService(deps: ChannelPostsDeps) {
     ): Promise<PostValidation> {
       if ('postId' in input && input.postId) {
         const post = await findPost(scope, network, input.postId);
-        return check(scope, post.account.getEntity(), {
-          content: contentOf(post),
-          campaignId: post.campaign?.id ?? null,
-          variantId: post.variant?.id ?? null,
-        });
+        return checkStored(scope, post);
       }
       const fields = input as PostFieldsInput;
-      const account = await findAccount(scope, network, fields.accountId);
+      const account = await findAccount(scope, fields.accountId, network);
       return check(scope, account, await resolveContent(deps, scope, newId('channelPost'), fields));
     },
 
@@ -489,11 +485,7 @@ export function createChannelPostsService(deps: ChannelPostsDeps) {
         if (post.status === 'scheduled') {
           throw new ConflictError('The post is already scheduled: use reschedule to move it', { status: post.status });
         }
-        const validation = await check(scope, post.account.getEntity(), {
-          content: contentOf(post),
-          campaignId: post.campaign?.id ?? null,
-          variantId: post.variant?.id ?? null,
-        });
+        const validation = await checkStored(scope, post);
         if (!validation.valid) refuse(validation, 'scheduled');
         return { ...(await startRun(scope, post, at, 'schedule')), validation };
       }
@@ -514,11 +506,7 @@ export function createChannelPostsService(deps: ChannelPostsDeps) {
           const asked = await askRun(scope, post, 'publishNow', {});
           if (asked) return { post: view(await reread(scope, post.id)), job: asked.job };
         }
-        const validation = await check(scope, post.account.getEntity(), {
-          content: contentOf(post),
-          campaignId: post.campaign?.id ?? null,
-          variantId: post.variant?.id ?? null,
-        });
+        const validation = await checkStored(scope, post);
         if (!validation.valid) refuse(validation, 'published');
         return { ...(await startRun(scope, post, now(), 'publish_now')), validation };
       }
@@ -660,11 +648,7 @@ export function createChannelPostsService(deps: ChannelPostsDeps) {
         });
       }
       const at = input.scheduledAt ? parseTime(input.scheduledAt, 'scheduledAt') : now();
-      const validation = await check(scope, post.account.getEntity(), {
-        content: contentOf(post),
-        campaignId: post.campaign?.id ?? null,
-        variantId: post.variant?.id ?? null,
-      });
+      const validation = await checkStored(scope, post);
       if (!validation.valid) refuse(validation, 'retried');
       return { ...(await startRun(scope, post, at, 'retry')), validation };
     },
