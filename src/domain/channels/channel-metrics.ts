@@ -114,7 +114,8 @@ export async function storeMetrics(
 export interface PostPerformance {
   postId: string;
   network: string;
-  accountId: string;
+  /** Null for a post visited before its first metrics pull (the clicks and conversions tables do not name it). */
+  accountId: string | null;
   campaignId: string | null;
   variantId: string | null;
   /** Gained within the window (totals, for an all-time read). */
@@ -225,7 +226,7 @@ export async function readPostPerformance(
       found = {
         postId: row.post_id,
         network: row.network,
-        accountId: '',
+        accountId: null,
         campaignId: row.campaign_id,
         variantId: row.variant_id,
         metrics: unknownMetrics(),
@@ -260,6 +261,14 @@ export interface ChannelFigures {
   conversionValue: number;
 }
 
+/** The measures that make up a post's engagement (a bookmark is private to its maker, an impression is not engagement). */
+const ENGAGEMENT_MEASURES = ['likes', 'reposts', 'replies', 'quotes'] as const;
+
+/** Likes, reposts, replies and quotes together; an unknown measure adds nothing. */
+export function engagementOf(metrics: ChannelMetricCounts): number {
+  return ENGAGEMENT_MEASURES.reduce((sum, name) => sum + (metrics[name] ?? 0), 0);
+}
+
 /** The sum of posts' figures, keeping a measure unknown unless some post has it. */
 export function sumPerformance(posts: readonly PostPerformance[]): ChannelFigures {
   const metrics = unknownMetrics();
@@ -269,14 +278,10 @@ export function sumPerformance(posts: readonly PostPerformance[]): ChannelFigure
       if (value !== null) metrics[name] = (metrics[name] ?? 0) + value;
     }
   }
-  const engagement = (['likes', 'reposts', 'replies', 'quotes'] as const).reduce(
-    (sum, name) => sum + (metrics[name] ?? 0),
-    0,
-  );
   return {
     posts: posts.length,
     metrics,
-    engagement,
+    engagement: engagementOf(metrics),
     clicks: posts.reduce((sum, post) => sum + post.clicks, 0),
     conversions: posts.reduce((sum, post) => sum + post.conversions, 0),
     conversionValue: Math.round(posts.reduce((sum, post) => sum + post.conversionValue, 0) * 100) / 100,

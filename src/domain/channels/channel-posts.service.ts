@@ -35,7 +35,7 @@ import type { PostContent, ValidationIssue, ValidationResult } from './channel-a
 import type { ChannelAdapters } from './adapters.ts';
 import { NETWORK_NAMES, type ChannelNetwork } from './channel-networks.ts';
 import { ChannelPost } from './channel-post.entity.ts';
-import { EDITABLE_POST_STATUSES, type PostStatus } from './channel-status.ts';
+import { EDITABLE_POST_STATUSES, PENDING_POST_STATUSES, type PostStatus } from './channel-status.ts';
 import { normaliseMetrics, toPostView, type PostView } from './channel-views.ts';
 import { readPostHistory } from './channel-metrics.ts';
 import { contentOf, resolveContent, type ContentDeps, type PostFieldsInput } from './post-content.ts';
@@ -665,7 +665,7 @@ export function createChannelPostsService(deps: ChannelPostsDeps) {
     ): Promise<{ stopped: string[]; publishing: string[] }> {
       const pending = await scope.em.find(
         ChannelPost,
-        { account: accountId, status: { $in: ['scheduled', 'publishing'] } },
+        { account: accountId, status: { $in: [...PENDING_POST_STATUSES] } },
         { populate: ['account'] },
       );
       const stopped: string[] = [];

@@ -11,7 +11,13 @@ import { Variant } from '../campaigns/variant.entity.ts';
 import type { WorkspaceScope } from '../shared/scope.ts';
 import { CHANNEL_METRICS, NETWORK_NAMES, type ChannelMetricCounts, type ChannelNetwork } from './channel-networks.ts';
 import { ChannelPost } from './channel-post.entity.ts';
-import { readPostPerformance, sumPerformance, type ChannelFigures, type PostPerformance } from './channel-metrics.ts';
+import {
+  engagementOf,
+  readPostPerformance,
+  sumPerformance,
+  type ChannelFigures,
+  type PostPerformance,
+} from './channel-metrics.ts';
 import { NETWORK_RULES } from './network-rules.ts';
 
 export interface ChannelsSection {
@@ -62,9 +68,6 @@ function group<K>(
 
 const byEngagement = <T extends { engagement: number; clicks: number }>(a: T, b: T) =>
   b.engagement - a.engagement || b.clicks - a.clicks;
-
-const postEngagement = (row: PostPerformance) =>
-  (['likes', 'reposts', 'replies', 'quotes'] as const).reduce((sum, name) => sum + (row.metrics[name] ?? 0), 0);
 
 /** The `channels` section of a snapshot over UTC days `[from, to]` (optionally one campaign). */
 export async function channelsSection(
@@ -125,7 +128,7 @@ export async function channelsSection(
       return {
         postId: row.postId,
         network: row.network,
-        accountId: row.accountId || (post?.account.id ?? ''),
+        accountId: post?.account.id ?? row.accountId ?? '',
         campaignId: row.campaignId,
         variantId: row.variantId,
         externalUrl: post?.externalUrl ?? null,
@@ -135,7 +138,7 @@ export async function channelsSection(
         clicks: row.clicks,
         conversions: row.conversions,
         conversionValue: row.conversionValue,
-        engagement: postEngagement(row),
+        engagement: engagementOf(row.metrics),
       };
     })
     .sort(byEngagement);

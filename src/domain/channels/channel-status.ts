@@ -1,6 +1,7 @@
 /**
- * The life cycles of connected accounts and of posts, in one table each, so that every writer (the posts
- * service, the post workflow's activities, the dashboard) checks a move against the same rules.
+ * The life cycles of connected accounts and of posts. Every move of a post, by whichever writer (the posts
+ * service, the post workflow's activities), is checked against the one table below (`post-rows.ts`); an
+ * account's few moves are made by the accounts service and the access layer alone.
  *
  * Accounts: `active` ⇄ `needs_reconnect` (a refresh or sign-in failed; a person reconnects it), either →
  * `disconnected` (a person disconnected it; its credentials are erased), `disconnected` → `active` (connected
@@ -29,11 +30,6 @@ const NEXT: Record<PostStatus, readonly PostStatus[]> = {
 
 export function canTransitionPost(from: PostStatus, to: PostStatus): boolean {
   return NEXT[from].includes(to);
-}
-
-/** Every status a post may be in for it to move to `to` (the `in` list of a guarded update). */
-export function postStatusesThatMayBecome(to: PostStatus): PostStatus[] {
-  return POST_STATUSES.filter((from) => canTransitionPost(from, to));
 }
 
 /** Posts whose content may still change (their text, media or account). */
