@@ -271,6 +271,27 @@ describe('call-to-action hand-off', () => {
     }
   });
 
+  test('a post id that names no published post records nothing, gives no cookie and changes nothing', async () => {
+    const clicks = async () =>
+      Number(
+        (
+          await platform.container.orm.em
+            .getConnection()
+            .execute<{ n: string }[]>('select count(*) as n from analytics_channel_clicks where workspace_id = ?', [
+              tenant.workspaceId,
+            ])
+        )[0]!.n,
+      );
+    const response = await testFetch(
+      `${site}/_cp/go?c=${seeded.campaignId}&v=${seeded.variantId}&p=chp_01J0000000000000000000000`,
+      { redirect: 'manual' },
+    );
+    expect(response.status).toBe(302);
+    expect(response.headers.get('location')).toBe(SHOP);
+    expect(response.headers.get('set-cookie')).toBeNull();
+    expect(await clicks()).toBe(0);
+  });
+
   test('only a published off-site call to action is a destination: anything else is a 404', async () => {
     // The second variant has no ctaUrl (its call to action is the campaign page), the draft is not published,
     // and ids from the query never become a URL.

@@ -70,15 +70,24 @@ function visitorId(ctx: Koa.Context, mint: boolean): string | null {
   const existing = ctx.cookies.get(VISITOR_COOKIE);
   if (isVisitorId(existing)) return existing;
   if (!mint) return null;
-  const fresh = randomBytes(16).toString('base64url');
-  ctx.cookies.set(VISITOR_COOKIE, fresh, {
+  const fresh = newVisitorId();
+  giveVisitorId(ctx, fresh);
+  return fresh;
+}
+
+function newVisitorId(): string {
+  return randomBytes(16).toString('base64url');
+}
+
+/** Sets the visitor's id cookie (first-party, a year). */
+function giveVisitorId(ctx: Koa.Context, id: string): void {
+  ctx.cookies.set(VISITOR_COOKIE, id, {
     httpOnly: true,
     sameSite: 'lax',
     secure: ctx.secure,
     maxAge: ONE_YEAR_MS,
     overwrite: true,
   });
-  return fresh;
 }
 
 function wantsMarkdown(ctx: Koa.Context): boolean {
@@ -150,7 +159,9 @@ export function brandSiteRoutes(deps: BrandSiteDeps): (ctx: Koa.Context, site: S
     ids: { campaignId: string; variantId: string; postId: string },
   ): Promise<boolean> {
     if (!deps.channelClicks) return false;
-    const sessionId = visitorId(ctx, true)!;
+    // The visitor keeps the id they have; a new one is given only once the visit is known to be a post's.
+    const known = visitorId(ctx, false);
+    const sessionId = known ?? newVisitorId();
     const target = channelHandOffTarget(published, ids.campaignId, ids.variantId, sessionId);
     if (!target) return false;
     const recorded = await deps.channelClicks.record({
@@ -160,6 +171,7 @@ export function brandSiteRoutes(deps: BrandSiteDeps): (ctx: Koa.Context, site: S
       occurredAt: new Date(),
     });
     if (!recorded) return false;
+    if (!known) giveVisitorId(ctx, sessionId);
     ctx.set('Cache-Control', 'no-store');
     ctx.redirect(target);
     return true;
