@@ -11,7 +11,7 @@ import { Context } from '@temporalio/activity';
 import { ChannelPost, type PostError } from '../src/domain/channels/channel-post.entity.ts';
 import { pullChannelMetrics, type MetricsPullResult } from '../src/domain/channels/channel-metrics.ts';
 import { contentOf } from '../src/domain/channels/post-content.ts';
-import { movePost } from '../src/domain/channels/post-rows.ts';
+import { movePost, unscheduling } from '../src/domain/channels/post-rows.ts';
 import { ConflictError, NotFoundError, RateLimitedError } from '../src/errors.ts';
 import type { ActivityDeps } from './deps.ts';
 import { translateErrors } from './support/activity-errors.ts';
@@ -129,17 +129,17 @@ export function createChannelActivities(deps: ActivityDeps) {
     ): Promise<string | null> {
       return translateErrors(async () => {
         const scope = activityScope(orm, input);
-        const moved = await movePost(scope.em, audit, {
-          postId: input.postId,
-          to: input.failure ? 'failed' : 'draft',
-          from: ['scheduled'],
-          set: {
-            scheduledAt: null,
-            ...(input.failure ? { error: { ...input.failure, at: new Date().toISOString() } } : {}),
-          },
-          actor: input.actor,
-          details: { jobId: input.jobId, ...(input.failure ? { reason: input.failure.code } : {}) },
-        });
+        const moved = await movePost(
+          scope.em,
+          audit,
+          unscheduling({
+            postId: input.postId,
+            actor: input.actor,
+            failure: input.failure,
+            at: new Date(),
+            details: { jobId: input.jobId },
+          }),
+        );
         return moved?.post.status ?? null;
       });
     },

@@ -39,7 +39,7 @@ import { EDITABLE_POST_STATUSES, PENDING_POST_STATUSES, type PostStatus } from '
 import { normaliseMetrics, toPostView, type PostView } from './channel-views.ts';
 import { readPostHistory } from './channel-metrics.ts';
 import { contentOf, resolveContent, type ContentDeps, type PostFieldsInput } from './post-content.ts';
-import { movePost, movePostOrFail } from './post-rows.ts';
+import { movePost, movePostOrFail, unscheduling } from './post-rows.ts';
 
 /** The job kind of a network's publishing runs (one kind per network: each belongs to that network's tool). */
 export function channelPostKind(network: string): string {
@@ -394,14 +394,7 @@ export function createChannelPostsService(deps: ChannelPostsDeps) {
     await movePostOrFail(
       scope.em,
       deps.audit,
-      {
-        postId: post.id,
-        to: failure ? 'failed' : 'draft',
-        from: ['scheduled'],
-        set: { scheduledAt: null, ...(failure ? { error: { ...failure, at: now().toISOString() } } : {}) },
-        actor: scope.actor,
-        details: failure ? { reason: failure.code } : {},
-      },
+      unscheduling({ postId: post.id, actor: scope.actor, failure: failure ?? null, at: now() }),
       (status) => `The post is ${status}, not scheduled`,
     );
     return null;

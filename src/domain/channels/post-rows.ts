@@ -41,6 +41,29 @@ export interface Transition {
   details?: Record<string, unknown>;
 }
 
+/**
+ * Taking a scheduled post off its schedule: back to `draft`, or to `failed` with `failure` (its account was
+ * disconnected), the time cleared. The posts service (a post without a run) and the post workflow's activity
+ * (a post with one) both make this move.
+ */
+export function unscheduling(input: {
+  postId: string;
+  actor: string;
+  failure: { code: string; message: string } | null;
+  at: Date;
+  details?: Record<string, unknown>;
+}): Transition {
+  const { failure } = input;
+  return {
+    postId: input.postId,
+    to: failure ? 'failed' : 'draft',
+    from: ['scheduled'],
+    set: { scheduledAt: null, ...(failure ? { error: { ...failure, at: input.at.toISOString() } } : {}) },
+    actor: input.actor,
+    details: { ...input.details, ...(failure ? { reason: failure.code } : {}) },
+  };
+}
+
 /** How many times a transition re-reads after losing a race before it gives up. */
 const ATTEMPTS = 5;
 
