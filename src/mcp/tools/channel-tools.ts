@@ -203,7 +203,7 @@ export function createChannelTools(network: ChannelNetwork): [ToolDefinition, To
         },
       }),
       quota: defineAction({
-        summary: `the ${networkName} rate budget each account has left, as the network last reported it, and what posting costs.`,
+        summary: `the ${networkName} rate budget each account has left, as the network last reported it with its answers.`,
         permission: 'workspace:read',
         input: z.object({ action: z.literal('quota'), accountId: Ids.channelAccount.optional() }),
         async run(ctx, args) {
