@@ -16,6 +16,7 @@ import {
 } from '../../domain/channels/channel-networks.ts';
 import { POST_STATUSES, type PostStatus } from '../../domain/channels/channel-status.ts';
 import type { AccountView, PostView } from '../../domain/channels/channel-views.ts';
+import { count } from '../../views/count.ts';
 import { html, type SafeHtml } from '../../views/html.ts';
 import { shell, type Chrome, type Notice } from './chrome.ts';
 import { state, type DashboardKit } from './kit.ts';
@@ -136,14 +137,14 @@ export function channelRoutes(router: Router, kit: DashboardKit): void {
           text:
             `Disconnected @${account.handle}: the platform signed out and erased its app password. ` +
             (stopped.length
-              ? `${stopped.length} scheduled post(s) were stopped; they are marked failed, ready to retry once an account is reconnected.`
+              ? `${count(stopped.length, 'scheduled post')} stopped: marked failed, ready to retry once an account is reconnected.`
               : 'It had no scheduled posts.'),
         },
       ];
       if (publishing.length) {
         notices.push({
           kind: 'warn',
-          text: `${publishing.length} post(s) were already being published and could not be stopped: ${publishing.join(', ')}.`,
+          text: `${count(publishing.length, 'post')} already being published could not be stopped: ${publishing.join(', ')}.`,
         });
       }
       await render(ctx, notices);
@@ -252,7 +253,7 @@ function postRow(view: ChannelsView, post: PostView): SafeHtml {
     <td>
       <span class="post-text">${post.text.length > 140 ? `${post.text.slice(0, 139)}…` : post.text}</span>
       ${post.link ? html`<br /><span class="muted">Link: ${post.link.display}</span>` : ''}
-      ${post.media.length ? html`<br /><span class="muted">${post.media.length === 1 ? '1 image' : `${post.media.length} images`}</span>` : ''}
+      ${post.media.length ? html`<br /><span class="muted">${count(post.media.length, 'image')}</span>` : ''}
       ${post.error && post.status !== 'published' ? html`<p class="reason">${post.error.message}</p>` : ''}
     </td>
     <td>${account ? html`@${account.handle}` : post.accountId}</td>
@@ -380,8 +381,8 @@ export function disconnectPage(chrome: Chrome, account: AccountView, scheduled: 
       ${
         scheduled.length
           ? html`<p>
-                <strong>${scheduled.length} scheduled post(s) will be stopped.</strong> They are marked failed with the
-                reason, and can be retried once an account is reconnected:
+                <strong>${count(scheduled.length, 'scheduled post')} will be stopped.</strong> They are marked failed
+                with the reason, and can be retried once an account is reconnected:
               </p>
               <ul>
                 ${scheduled.map(

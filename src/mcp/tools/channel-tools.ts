@@ -19,6 +19,7 @@ import {
 import { NETWORK_RULES } from '../../domain/channels/network-rules.ts';
 import { PostFields } from '../../domain/channels/post-content.ts';
 import { IsoDateTime } from '../../domain/shared/schemas.ts';
+import { count } from '../../views/count.ts';
 import { channelToolNames } from '../channel-tool-names.ts';
 import { defineAction, defineTool, type ToolDefinition, type ToolOutput } from '../define-tool.ts';
 import {
@@ -48,13 +49,13 @@ function describePost(post: PostView): string {
         .map((name) => `${post.metrics![name]} ${name}`)
         .join(', ')}`
     : '';
-  return `Post ${post.id} is ${post.status}${when}: "${clip(post.text.replace(/\s+/g, ' '))}"${post.media.length ? ` with ${post.media.length === 1 ? '1 image' : `${post.media.length} images`}` : ''}${metrics}.`;
+  return `Post ${post.id} is ${post.status}${when}: "${clip(post.text.replace(/\s+/g, ' '))}"${post.media.length ? ` with ${count(post.media.length, 'image')}` : ''}${metrics}.`;
 }
 
 function describeValidation(validation: PostValidation): string {
   const head = validation.valid
     ? `Valid: ${validation.preview.length}/${validation.preview.limit} ${validation.preview.unit}.`
-    : `Not valid (${validation.issues.length} issue(s)): ${validation.issues.map((issue) => `${issue.field}: ${issue.message}`).join('; ')}.`;
+    : `Not valid (${count(validation.issues.length, 'issue')}): ${validation.issues.map((issue) => `${issue.field}: ${issue.message}`).join('; ')}.`;
   const warnings = validation.warnings.length
     ? ` Warnings: ${validation.warnings.map((warning) => warning.message).join('; ')}.`
     : '';
