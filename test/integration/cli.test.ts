@@ -192,7 +192,7 @@ it('re-seals channel credentials with a new first key, after which the old key c
     timeout: 60_000,
   });
   expect(rotated.stderr).toBe('');
-  expect(rotated.stdout).toMatch(/^Re-sealed 1 channel credential\(s\) with the current key; 0 already were\./);
+  expect(rotated.stdout).toMatch(/^Re-sealed 1 channel credential with the current key; 0 already were\./);
   const row = await acrossWorkspaces(platform.container.orm.em).findOneOrFail(ChannelAccount, { id: account.id });
   const onlyNew = createChannelAccess({
     adapters: platform.container.services.channels.adapters,

@@ -3,6 +3,7 @@
  * profile), platform-operator rights, the authorization server's signing keys, the sealing of secrets at rest.
  */
 import { acrossWorkspaces } from '../../domain/shared/scope.ts';
+import { count } from '../../views/count.ts';
 import { flag, listResult, required, str, UsageError, type Command } from '../command.ts';
 
 export const platformCommands: Record<string, Command> = {
@@ -117,7 +118,7 @@ export const platformCommands: Record<string, Command> = {
       const { resealed, alreadyCurrent } = await services.channels.access.resealAll(acrossWorkspaces(orm.em));
       io.result(
         { resealed, alreadyCurrent },
-        `Re-sealed ${resealed} channel credential(s) with the current key; ${alreadyCurrent} already were. ` +
+        `Re-sealed ${count(resealed, 'channel credential')} with the current key; ${alreadyCurrent} already were. ` +
           'Keys after the first in CREDENTIAL_KEYS can now be removed.',
       );
     },
