@@ -5,6 +5,7 @@ import { topPerformer } from '../../domain/analytics/experiments.ts';
 import type { Metrics } from '../../domain/analytics/analytics-reader.ts';
 import { CHANNEL_METRICS } from '../../domain/channels/channel-networks.ts';
 import type { ChannelComparison, ChannelsSection } from '../../domain/channels/channel-reports.ts';
+import { count as counted } from '../../views/count.ts';
 import { defineAction, defineTool } from '../define-tool.ts';
 import { Ids, NextCursor, Paging } from '../schemas.ts';
 
@@ -33,7 +34,7 @@ function describeChannel(row: ChannelsSection['networks'][number]): string {
   );
   const unknown = CHANNEL_METRICS.filter((name) => row.metrics[name] === null);
   return (
-    `${row.name}: ${row.posts} post(s), ${known.join(', ') || 'no engagement measured'}` +
+    `${row.name}: ${counted(row.posts, 'post')}, ${known.join(', ') || 'no engagement measured'}` +
     (unknown.length ? ` (${unknown.join(', ')} unknown)` : '') +
     `, ${count(row.clicks)} link visits, ${count(row.conversions)} conversions`
   );
@@ -46,7 +47,7 @@ function describeComparison(comparisons: ChannelComparison[], arms: ExperimentVi
       comparison.variants
         .map((variant) => {
           const arm = arms.find((candidate) => candidate.variantId === variant.variantId);
-          return `"${arm?.name ?? variant.variantId}" ${count(variant.engagement)} engagements, ${count(variant.clicks)} link visits, ${count(variant.conversions)} conversions (${variant.posts} post(s))`;
+          return `"${arm?.name ?? variant.variantId}" ${count(variant.engagement)} engagements, ${count(variant.clicks)} link visits, ${count(variant.conversions)} conversions (${counted(variant.posts, 'post')})`;
         })
         .join('; '),
   );
