@@ -2,7 +2,7 @@
  * Structured logs (pino). Credentials never reach a log line: request headers that carry them and any field
  * named like a secret are redacted at the logger, so a careless `log.info({ req })` cannot leak one.
  */
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 
 const REDACT = [
   'req.headers.authorization',
@@ -16,19 +16,27 @@ const REDACT = [
   '*.token',
   '*.accessToken',
   '*.refreshToken',
+  // A channel account's credentials (domain/channels): the app password, the network's tokens, and the whole
+  // opened object or its sealed form.
+  '*.appPassword',
+  '*.accessJwt',
+  '*.refreshJwt',
+  '*.credentials',
   'password',
   'secret',
   'token',
 ];
 
-export function createLogger(options: { level: string; name: string }): Logger {
-  return pino({
+/** A logger to stdout (or to `destination`: tests read what would have been written). */
+export function createLogger(options: { level: string; name: string }, destination?: DestinationStream): Logger {
+  const settings = {
     name: options.name,
     level: options.level,
     redact: { paths: REDACT, censor: '[redacted]' },
     base: { service: options.name },
     timestamp: pino.stdTimeFunctions.isoTime,
-  });
+  };
+  return destination ? pino(settings, destination) : pino(settings);
 }
 
 export type { Logger };
