@@ -29,6 +29,20 @@ export interface PostLink {
   display: string;
 }
 
+/**
+ * A network's own fields of a post, flat (the tools take them as top-level arguments): a Reddit subreddit,
+ * title and flair, a TikTok privacy level, an Instagram media type. Each adapter declares the ones it takes
+ * (`ChannelAdapter.postOptions`); the framework stores them with the post and hands them back unchanged.
+ */
+export type PostOptions = Record<string, string | boolean | number | undefined>;
+
+/**
+ * Progress of a publish that takes several calls (an Instagram media container, a TikTok publish id), saved
+ * on the post before the next call so that an attempt repeated after a crash resumes it instead of starting
+ * a second post. Adapter-defined JSON; never shown to anyone.
+ */
+export type PublishProgress = Record<string, unknown>;
+
 export interface PostError {
   code: string;
   message: string;
@@ -58,6 +72,14 @@ export const ChannelPostSchema = defineEntity({
     media: p.json<PostMedia[]>().default('[]'),
     /** Languages of the text (BCP 47), as the network's clients filter by them. */
     langs: p.array<string>().default([]),
+    /** The network's own fields (a subreddit, title and flair; a privacy level; a media type): `PostOptions`. */
+    // `onCreate`, not `default('{}')`: a json default is assigned to a new entity as the string itself.
+    options: p
+      .json<PostOptions>()
+      .onCreate(() => ({}))
+      .defaultRaw(`'{}'`),
+    /** What an interrupted multi-step publish saved (a media container, a publish id); never shown. */
+    publishProgress: p.json<PublishProgress>().nullable(),
     scheduledAt: p.datetime().columnType('timestamptz').nullable(),
     /** The network's key for this post, chosen once (a Bluesky record key, a TID). */
     recordKey: p.string().length(64),
@@ -70,7 +92,8 @@ export const ChannelPostSchema = defineEntity({
     /** Publishing runs started for this post (1 for a post that published at the first try). */
     attempts: p.integer().default(0),
     error: p.json<PostError>().nullable(),
-    metrics: p.json<ChannelMetricCounts>().nullable(),
+    /** The counts as last pulled, with what the network said beyond them (Reddit's upvote ratio, a removal). */
+    metrics: p.json<ChannelMetricCounts & { upvoteRatio?: number | null; removedBy?: string | null }>().nullable(),
     metricsUpdatedAt: p.datetime().columnType('timestamptz').nullable(),
     /** The job of the latest publishing run (its task handle, its workflow). */
     jobId: p.string().length(40).nullable(),

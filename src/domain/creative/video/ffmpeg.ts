@@ -145,3 +145,37 @@ export async function probeMedia(file: string): Promise<MediaProbe> {
     height: video ? Number(video[3]) : null,
   };
 }
+
+/**
+ * A JPEG of an image (the platform's renders and generated images are PNG; Instagram takes JPEG only). Any
+ * transparency is laid on white, as an image viewer would show it, rather than on black.
+ */
+export async function convertToJpeg(image: Buffer, options: { signal?: AbortSignal } = {}): Promise<Buffer> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'jpeg-'));
+  try {
+    const input = path.join(dir, 'in');
+    const output = path.join(dir, 'out.jpg');
+    await writeFile(input, image);
+    await run(
+      [
+        '-hide_banner',
+        '-loglevel',
+        'error',
+        '-i',
+        input,
+        '-filter_complex',
+        'color=white[bg];[bg][0:v]scale2ref[bg][img];[bg][img]overlay=shortest=1,format=yuvj444p',
+        '-frames:v',
+        '1',
+        '-q:v',
+        '2',
+        '-y',
+        output,
+      ],
+      { signal: options.signal },
+    );
+    return await readFile(output);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
