@@ -12,6 +12,8 @@ import { ChannelPost, type PostError } from '../src/domain/channels/channel-post
 import { pullChannelMetrics, type MetricsPullResult } from '../src/domain/channels/channel-metrics.ts';
 import { contentOf } from '../src/domain/channels/post-content.ts';
 import { movePost, unscheduling } from '../src/domain/channels/post-rows.ts';
+import { dailyAllowance, refuseOverAllowance } from '../src/domain/channels/daily-allowance.ts';
+import { jpegCopyOf } from '../src/domain/media/jpeg-copies.ts';
 import { ConflictError, NotFoundError, RateLimitedError } from '../src/errors.ts';
 import type { ActivityDeps } from './deps.ts';
 import { translateErrors } from './support/activity-errors.ts';
@@ -63,8 +65,17 @@ export function createChannelActivities(deps: ActivityDeps) {
             return { externalId: post.externalId, externalUrl: post.externalUrl };
           }
           if (post.status !== 'publishing') throw new ConflictError(`The post is ${post.status}, not being published`);
+          const account = post.account.getEntity();
+          const context = Context.current();
+          // The latest saved progress: a publish run again after a token refresh (`withClient`) resumes from
+          // what the first try saved, not from what this attempt started with.
+          let progress = post.publishProgress ?? null;
           try {
-            return await channels.access.withClient(scope, post.account.getEntity(), (client) =>
+            // A network's daily allowance (Instagram's 50 posts) is counted from the platform's own rows.
+            const now = new Date();
+            const rules = channels.adapters.get(account.network).rules;
+            refuseOverAllowance(await dailyAllowance(scope.em, account, rules, now), account, now);
+            return await channels.access.withClient(scope, account, (client) =>
               client.publish({
                 content: contentOf(post),
                 recordKey: post.recordKey,
@@ -74,6 +85,17 @@ export function createChannelActivities(deps: ActivityDeps) {
                   if (!stored) throw new NotFoundError('Media', key);
                   return stored.bytes;
                 },
+                mediaUrl: (key) => channels.mediaLinks.linkFor(key),
+                jpegCopy: (key) => jpegCopyOf(studio.media, key),
+                progress,
+                // Written before the adapter's next call, so the attempt after a crash resumes from it.
+                saveProgress: async (next) => {
+                  progress = next;
+                  await scope.em
+                    .fork()
+                    .nativeUpdate(ChannelPost, { id: post.id, status: 'publishing' }, { publishProgress: next });
+                },
+                heartbeat: () => context.heartbeat(),
               }),
             );
           } catch (error) {

@@ -156,6 +156,32 @@ const EnvSchema = z.object({
   OPENAI_TEXT_MODEL: z.string().trim().min(1).default('gpt-4o-mini'),
   OPENAI_IMAGE_MODEL: optionalString,
   BLUESKY_SERVICE_URL: originUrl.default('https://bsky.social'),
+  // The platform's apps with Meta, Reddit and TikTok (docs/channels.md says how an operator registers them). A
+  // network whose id or secret is unset shows "not set up" instead of a Connect button. The URLs are the
+  // networks' own unless a test points them at its stand-ins.
+  META_APP_ID: optionalString,
+  META_APP_SECRET: optionalString,
+  META_GRAPH_URL: originUrl.default('https://graph.facebook.com'),
+  META_DIALOG_URL: originUrl.default('https://www.facebook.com'),
+  META_GRAPH_VERSION: z
+    .string()
+    .trim()
+    .regex(/^v\d+\.\d+$/, 'must look like v24.0')
+    .default('v24.0'),
+  REDDIT_CLIENT_ID: optionalString,
+  REDDIT_CLIENT_SECRET: optionalString,
+  REDDIT_AUTH_URL: originUrl.default('https://www.reddit.com'),
+  REDDIT_API_URL: originUrl.default('https://oauth.reddit.com'),
+  /** Reddit requires a descriptive User-Agent naming the app and its operator's Reddit account. */
+  REDDIT_USER_AGENT: optionalString,
+  TIKTOK_CLIENT_KEY: optionalString,
+  TIKTOK_CLIENT_SECRET: optionalString,
+  TIKTOK_AUTH_URL: originUrl.default('https://www.tiktok.com'),
+  TIKTOK_API_URL: originUrl.default('https://open.tiktokapis.com'),
+  /** Whether TikTok has audited the operator's app (until then, posts can only be private to the creator). */
+  TIKTOK_AUDITED: booleanFlag,
+  /** How TikTok gets a video: uploaded by the platform, or pulled from its media link (needs a verified domain). */
+  TIKTOK_VIDEO_SOURCE: z.enum(['FILE_UPLOAD', 'PULL_FROM_URL']).default('FILE_UPLOAD'),
   CHANNEL_METRICS_INTERVAL_SECONDS: z.coerce.number().int().min(10).max(86_400).default(900),
   CHANNEL_METRICS_MAX_AGE_DAYS: z.coerce.number().int().min(1).max(365).default(30),
   CHANNEL_PUBLISH_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(8),
@@ -284,6 +310,19 @@ export interface Config {
   channels: {
     /** The Bluesky (AT Protocol) service accounts sign in to: an entryway or a PDS. */
     blueskyServiceUrl: string;
+    /** The platform's Meta app (Facebook Login for Pages and Instagram) and the Graph API's hosts. */
+    meta: { appId: string; appSecret: string; graphUrl: string; dialogUrl: string; graphVersion: string };
+    /** The platform's Reddit app (it needs Reddit's approval) and Reddit's hosts. */
+    reddit: { clientId: string; clientSecret: string; authUrl: string; apiUrl: string; userAgent: string };
+    /** The platform's TikTok app (Content Posting API) and TikTok's hosts. */
+    tiktok: {
+      clientKey: string;
+      clientSecret: string;
+      authUrl: string;
+      apiUrl: string;
+      audited: boolean;
+      videoSource: 'FILE_UPLOAD' | 'PULL_FROM_URL';
+    };
     /** How often the metrics schedule pulls the engagement of recent posts. */
     metricsIntervalSeconds: number;
     /** Posts published within this many days have their metrics pulled. */
@@ -373,6 +412,15 @@ export function loadConfig(env: Env): Config {
     }
     if (e.S3_ENDPOINT && !/^https?:\/\//.test(e.S3_ENDPOINT)) crossProblems.push('S3_ENDPOINT must be an http(s) URL');
   }
+  if (e.REDDIT_CLIENT_ID && !e.REDDIT_USER_AGENT) {
+    crossProblems.push(
+      'REDDIT_USER_AGENT is required with REDDIT_CLIENT_ID: Reddit asks for <platform>:<app id>:<version> (by /u/<your Reddit name>), e.g. web:com.example.campaigns:1.0 (by /u/example)',
+    );
+  } else if (e.REDDIT_USER_AGENT && !/\(by \/u\/[\w-]+\)\s*$/.test(e.REDDIT_USER_AGENT)) {
+    crossProblems.push(
+      'REDDIT_USER_AGENT must end with (by /u/<your Reddit name>), as Reddit asks: e.g. web:com.example.campaigns:1.0 (by /u/example)',
+    );
+  }
   if (e.CREATIVE_PROVIDER === 'openai') {
     if (!e.OPENAI_BASE_URL) crossProblems.push('OPENAI_BASE_URL is required when CREATIVE_PROVIDER=openai');
     else if (!/^https?:\/\//.test(e.OPENAI_BASE_URL)) crossProblems.push('OPENAI_BASE_URL must be an http(s) URL');
@@ -435,6 +483,28 @@ export function loadConfig(env: Env): Config {
         : { store: 'local', dir: path.resolve(e.MEDIA_DIR ?? path.join(e.DATA_DIR, 'media')) },
     channels: {
       blueskyServiceUrl: e.BLUESKY_SERVICE_URL,
+      meta: {
+        appId: e.META_APP_ID ?? '',
+        appSecret: e.META_APP_SECRET ?? '',
+        graphUrl: e.META_GRAPH_URL,
+        dialogUrl: e.META_DIALOG_URL,
+        graphVersion: e.META_GRAPH_VERSION,
+      },
+      reddit: {
+        clientId: e.REDDIT_CLIENT_ID ?? '',
+        clientSecret: e.REDDIT_CLIENT_SECRET ?? '',
+        authUrl: e.REDDIT_AUTH_URL,
+        apiUrl: e.REDDIT_API_URL,
+        userAgent: e.REDDIT_USER_AGENT ?? '',
+      },
+      tiktok: {
+        clientKey: e.TIKTOK_CLIENT_KEY ?? '',
+        clientSecret: e.TIKTOK_CLIENT_SECRET ?? '',
+        authUrl: e.TIKTOK_AUTH_URL,
+        apiUrl: e.TIKTOK_API_URL,
+        audited: e.TIKTOK_AUDITED,
+        videoSource: e.TIKTOK_VIDEO_SOURCE,
+      },
       metricsIntervalSeconds: e.CHANNEL_METRICS_INTERVAL_SECONDS,
       metricsMaxAgeDays: e.CHANNEL_METRICS_MAX_AGE_DAYS,
       publishAttempts: e.CHANNEL_PUBLISH_ATTEMPTS,

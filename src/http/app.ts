@@ -80,7 +80,7 @@ export function createHttpApp(container: Container): HttpApp {
     // The dashboard's pages (and, harmlessly, the JSON endpoints beside them) may not be framed.
     noFraming(),
     protectedResourceRoutes(config),
-    mediaRoutes(services.media),
+    mediaRoutes(services.media, services.channels.mediaLinks),
     mcpRoutes({
       config,
       authenticator,

@@ -92,7 +92,8 @@ export const PROFILES: readonly ProfileDefinition[] = [
     'render_video',
     'get_platform_info',
   ]),
-  profile('meta_ops', 'Campaign work plus the Meta channel tools.', [
+  profile('meta_ops', 'Facebook Page and Instagram posting plus campaign reads, analytics and platform info.', [
+    ...channelTools('meta'),
     'query_campaigns',
     'query_analytics',
     'get_platform_info',
@@ -103,12 +104,14 @@ export const PROFILES: readonly ProfileDefinition[] = [
     'query_analytics',
     'get_platform_info',
   ]),
-  profile('reddit_ops', 'Campaign work plus the Reddit channel tools.', [
+  profile('reddit_ops', 'Reddit posting plus campaign reads, analytics and platform info.', [
+    ...channelTools('reddit'),
     'query_campaigns',
     'query_analytics',
     'get_platform_info',
   ]),
-  profile('tiktok_ops', 'Campaign work plus the TikTok channel tools.', [
+  profile('tiktok_ops', 'TikTok posting plus campaign reads, analytics and platform info.', [
+    ...channelTools('tiktok'),
     'query_campaigns',
     'query_analytics',
     'get_platform_info',

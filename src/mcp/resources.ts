@@ -272,13 +272,25 @@ async function channelCapabilities(caller: ResourceCaller) {
         network,
         name: NETWORK_NAMES[network],
         tools: Object.values(names).filter((name) => caller.profile.tools.has(name)),
-        accounts: accounts.items.map(({ id, handle, status, statusReason }) => ({ id, handle, status, statusReason })),
+        accounts: accounts.items.map(({ id, handle, kind, status, statusReason }) => ({
+          id,
+          handle,
+          ...(kind ? { kind } : {}),
+          status,
+          statusReason,
+        })),
         connect: 'A workspace admin connects accounts in the dashboard (Channels); agents cannot.',
         rules: {
           text: `${rules.textLimit} ${rules.textUnit}, the attributed link included`,
-          images: `${rules.maxImages} per post, ${rules.maxImageBytes} bytes each, alt text required`,
+          images:
+            rules.maxImages > 0
+              ? `${rules.maxImages} per post, ${rules.maxImageBytes} bytes each${rules.altTextLimit > 0 ? ', alt text required' : ''}`
+              : 'none',
           video: rules.maxVideos > 0 ? `${rules.maxVideos} per post` : 'not posted to this network yet',
           editPublished: rules.editPublished,
+          deletePublished: rules.deletePublished ?? true,
+          ...(rules.postsPer24h ? { postsPer24h: rules.postsPer24h } : {}),
+          ...(rules.guidance ? { guidance: rules.guidance } : {}),
           metrics: rules.metrics,
           unknownMetrics: CHANNEL_METRICS.filter((name) => !rules.metrics.includes(name)),
         },

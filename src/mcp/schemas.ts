@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { MAX_PAGE_SIZE } from '../domain/shared/pagination.ts';
+import { CHANNEL_METRICS, type ChannelMetric } from '../domain/channels/channel-networks.ts';
 import {
   CampaignId,
   DeploymentId,
@@ -233,20 +234,19 @@ export const FilmOut = z.looseObject({
 });
 
 /** Engagement a network reports; a measure it does not have is null (unknown), never 0. */
-export const ChannelMetricsOut = z.looseObject({
-  impressions: z.number().nullable(),
-  likes: z.number().nullable(),
-  reposts: z.number().nullable(),
-  replies: z.number().nullable(),
-  quotes: z.number().nullable(),
-  bookmarks: z.number().nullable(),
-});
+export const ChannelMetricsOut = z.looseObject(
+  Object.fromEntries(CHANNEL_METRICS.map((name) => [name, z.number().nullable()])) as Record<
+    ChannelMetric,
+    z.ZodNullable<z.ZodNumber>
+  >,
+);
 
 export const ChannelAccountOut = z.looseObject({
   id: z.string(),
   network: z.string(),
   handle: z.string(),
   displayName: nullableString,
+  kind: nullableString,
   externalId: z.string(),
   profileUrl: z.string(),
   status: z.string(),
@@ -282,6 +282,8 @@ export const ChannelPostOut = z.looseObject({
   error: z.looseObject({ code: z.string(), message: z.string() }).nullable(),
   attempts: z.number(),
   metrics: ChannelMetricsOut.nullable(),
+  removedBy: nullableString,
+  options: z.record(z.string(), z.unknown()),
   jobId: nullableString,
   version: z.number(),
   createdAt: z.string(),

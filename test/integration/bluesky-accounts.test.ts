@@ -116,7 +116,7 @@ describe('connecting', () => {
           return {
             ...adapter,
             async connect(request) {
-              const identity = await adapter.connect(request);
+              const identity = await adapter.connect!(request);
               await new Promise<void>((resolve) => {
                 signedIn.push(resolve);
                 if (signedIn.length === 3) for (const release of signedIn) release();
@@ -149,7 +149,7 @@ describe('connecting', () => {
       refreshAheadSeconds: 86_400,
     });
     const profile = await eager.withClient(scopeOf(tenant), row, (client) =>
-      client.validate({ text: `Hello @${brand.handle}`, link: null, media: [], langs: ['en'] }),
+      client.validate({ text: `Hello @${brand.handle}`, link: null, media: [], langs: ['en'], options: {} }),
     );
     // The live check resolved the mention to the account's DID.
     expect(profile.preview.facets).toEqual([
@@ -174,7 +174,7 @@ describe("Bluesky's session limit", () => {
     const outcomes: unknown[] = [];
     for (let attempt = 0; attempt < 31; attempt += 1) {
       outcomes.push(
-        await adapter.connect({ identifier: hammered.handle, secret: hammered.appPassword }).then(
+        await adapter.connect!({ identifier: hammered.handle, secret: hammered.appPassword }).then(
           () => 'connected',
           (error: unknown) => error,
         ),
@@ -213,7 +213,7 @@ describe('a revoked app password', () => {
 
     const eager = createChannelAccess({
       adapters: createChannelAdapters({
-        blueskyServiceUrl: network.pdsUrl,
+        channels: { ...platform.container.config.channels, blueskyServiceUrl: network.pdsUrl },
         fetch: platform.container.channelFetch.apiFetch,
       }),
       audit: platform.container.services.audit,

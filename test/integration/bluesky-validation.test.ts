@@ -111,7 +111,7 @@ it('refuses exactly the texts the PDS refuses, for arbitrary Unicode near both l
   const outcomes = { accepted: 0, refused: 0 };
   await fc.assert(
     fc.asyncProperty(nearTheLimits, async (text) => {
-      const verdict = validateBlueskyPost({ text, link: null, media: [], langs: [] });
+      const verdict = validateBlueskyPost({ text, link: null, media: [], langs: [], options: {} });
       const pds = await pdsAccepts({ $type: POST_COLLECTION, text, createdAt: new Date().toISOString() });
       outcomes[pds.accepted ? 'accepted' : 'refused'] += 1;
       expect({ ours: verdict.valid, issues: verdict.issues.map((issue) => issue.rule), pds }).toEqual(
@@ -150,7 +150,7 @@ it('puts every facet on exactly the bytes of the text it annotates, and the PDS 
         url: `https://fjell.sites.example.com/_cp/go?c=cmp_1&v=var_1&p=chp_1`,
         display: `fjell.sites.example.com${path.slice(0, 40)}`,
       };
-      const content = { text: parts.join(' '), link, media: [], langs: [] };
+      const content = { text: parts.join(' '), link, media: [], langs: [], options: {} };
       const composed = composePost(content);
       const verdict = validateBlueskyPost(content, composed);
       fc.pre(verdict.valid);

@@ -6,6 +6,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { ChannelAccount } from '../../src/domain/channels/channel-account.entity.ts';
+import { CHANNEL_NETWORKS } from '../../src/domain/channels/channel-networks.ts';
+import { startRedditStandin, type RedditStandin } from '../support/standins/reddit-standin.ts';
 import type { Role } from '../../src/domain/workspaces/roles.ts';
 import { acrossWorkspaces } from '../../src/domain/shared/scope.ts';
 import { dashboardSession, type DashboardSession } from '../support/dashboard-session.ts';
@@ -84,7 +86,121 @@ it.each(['viewer', 'editor'] as const)('refuses the %s who connects or disconnec
   const after = await accountRow(aIds.channelAccountId);
   expect(after.status).toBe(before.status);
   expect(after.updatedAt).toEqual(before.updatedAt);
-  expect(await acrossWorkspaces(platform.container.orm.em).count(ChannelAccount, { workspace: a.workspaceId })).toBe(1);
+  // Nor may they start a network's sign-in.
+  const oauth = await session.request(`${page}/connect/reddit`);
+  expect(oauth.status).toBe(403);
+  expect(oauth.location).toBeNull();
+  expect(await acrossWorkspaces(platform.container.orm.em).count(ChannelAccount, { workspace: a.workspaceId })).toBe(
+    CHANNEL_NETWORKS.length, // the seeded accounts, no more
+  );
+});
+
+describe('connecting through a network’s OAuth (Reddit’s stand-in)', () => {
+  let reddit: RedditStandin;
+  let oauthPlatform: TestPlatform;
+  let tenant: Tenant;
+  let other: Tenant;
+
+  beforeAll(async () => {
+    reddit = await startRedditStandin({ username: 'alpha_outfitters' });
+    oauthPlatform = await startTestPlatform({
+      label: 'dashoauth',
+      env: {
+        REDDIT_CLIENT_ID: reddit.clientId,
+        REDDIT_CLIENT_SECRET: reddit.clientSecret,
+        REDDIT_AUTH_URL: reddit.url,
+        REDDIT_API_URL: reddit.url,
+        REDDIT_USER_AGENT: 'web:com.example.campaigns:1.0 (by /u/example)',
+      },
+    });
+    tenant = await createTenant(oauthPlatform.container, { name: 'Alpha Outfitters', password: PASSWORD });
+    other = await createTenant(oauthPlatform.container, { name: 'Beta Bakery', password: PASSWORD });
+  });
+
+  afterAll(async () => {
+    await oauthPlatform?.close();
+    await reddit?.close();
+  });
+
+  const signIn = async (who: Tenant) => {
+    const session = dashboardSession(oauthPlatform.urls.platform);
+    expect((await session.submit('/signin', '/signin', { email: who.email, password: PASSWORD })).status).toBe(302);
+    return session;
+  };
+  const redditAccounts = (workspaceId: string) =>
+    acrossWorkspaces(oauthPlatform.container.orm.em).find(ChannelAccount, {
+      workspace: workspaceId,
+      network: 'reddit',
+    });
+
+  it('connects the account the person granted, once; a replayed or foreign callback connects nothing', async () => {
+    const owner = await signIn(tenant);
+    const start = await owner.request(`/w/${tenant.workspaceId}/channels/connect/reddit`);
+    expect(start.status).toBe(302);
+    const authorize = new URL(start.location!);
+    expect(authorize.origin).toBe(reddit.url);
+    expect(authorize.searchParams.get('redirect_uri')).toBe(
+      `${oauthPlatform.urls.platform}/channels/oauth/reddit/callback`,
+    );
+    const back = new URL(await reddit.authorize(start.location!));
+    const callback = `${back.pathname}${back.search}`;
+
+    // Someone else's session holding the same callback URL (no flow cookie of theirs) connects nothing.
+    const intruder = await signIn(other);
+    const stolen = await intruder.request(callback);
+    expect(stolen.status).toBe(400);
+    expect(stolen.text).toContain('This sign-in was not started here');
+    expect(await redditAccounts(other.workspaceId)).toEqual([]);
+
+    const done = await owner.request(callback);
+    expect(done.status).toBe(302);
+    const [account] = await redditAccounts(tenant.workspaceId);
+    expect(account).toMatchObject({
+      handle: 'alpha_outfitters',
+      status: 'active',
+      connectedBy: `user:${tenant.userId}`,
+    });
+    expect(done.location).toBe(`/w/${tenant.workspaceId}/channels?connected=${account!.id}`);
+    const page = await owner.request(done.location!);
+    expect(page.text).toContain('Connected @alpha_outfitters (Reddit)');
+
+    // The flow cookie is spent: the same callback again is refused, and changes nothing.
+    const replay = await owner.request(callback);
+    expect(replay.status).toBe(400);
+    expect(await redditAccounts(tenant.workspaceId)).toHaveLength(1);
+  });
+
+  it('says so when the person declines on Reddit, and connects nothing', async () => {
+    const owner = await signIn(other);
+    const start = await owner.request(`/w/${other.workspaceId}/channels/connect/reddit`);
+    const back = new URL(await reddit.decline(start.location!));
+    const answer = await owner.request(`${back.pathname}${back.search}`);
+    expect(answer.status).toBe(400);
+    expect(answer.text).toContain('No account was connected: access was not granted on Reddit.');
+    expect(await redditAccounts(other.workspaceId)).toEqual([]);
+  });
+
+  it('refuses a callback whose state is not the one the flow started', async () => {
+    const owner = await signIn(tenant);
+    const start = await owner.request(`/w/${tenant.workspaceId}/channels/connect/reddit`);
+    const back = new URL(await reddit.authorize(start.location!));
+    back.searchParams.set('state', 'forged-state');
+    const answer = await owner.request(`${back.pathname}${back.search}`);
+    expect(answer.status).toBe(400);
+    expect(answer.text).toContain('Reddit sent back a sign-in this page did not start');
+  });
+
+  it('shows a network the operator has not set up as such, without a Connect button', async () => {
+    const owner = await signIn(tenant);
+    const page = await owner.request(`/w/${tenant.workspaceId}/channels`);
+    expect(page.text).toContain(`href="/w/${tenant.workspaceId}/channels/connect/reddit"`);
+    expect(page.text).not.toContain(`/channels/connect/tiktok`);
+    expect(page.text).toContain("Not set up yet: the platform's operator registers its TikTok app first");
+  });
+
+  it('follows Reddit’s specification in every exchange', () => {
+    expect(reddit.violations).toEqual([]);
+  });
 });
 
 it("answers another workspace's account exactly like a missing one, and leaves it as it was", async () => {

@@ -6,6 +6,8 @@
  *     client may still use them.
  * The table must cover every action of the catalogue, so a new action cannot skip these checks.
  */
+import { CHANNEL_NETWORKS, type ChannelNetwork } from '../../src/domain/channels/channel-networks.ts';
+import { channelToolNames } from '../../src/mcp/channel-tool-names.ts';
 import { CATALOGUE } from '../../src/mcp/registry.ts';
 import { createKey, createTenant, type Tenant } from '../support/factories.ts';
 import { closeTestFetch } from '../support/http.ts';
@@ -15,6 +17,29 @@ import { profileUrl, startTestPlatform, type TestPlatform } from '../support/pla
 import { domainFingerprint, seedWorkspace, type SeededWorkspace } from '../support/seed.ts';
 
 type Case = (ids: SeededWorkspace) => Record<string, unknown>;
+
+/** Every channel tool's actions, per network, on the network's seeded account and draft. */
+function channelCases(network: ChannelNetwork): [string, Case][] {
+  const { read, write } = channelToolNames(network);
+  const of = (ids: SeededWorkspace) => ids.channels[network];
+  const tomorrow = () => new Date(Date.now() + 86_400_000).toISOString();
+  return [
+    [`${read}.accounts`, () => ({ action: 'accounts' })],
+    [`${read}.posts`, (ids) => ({ action: 'posts', accountId: of(ids).accountId })],
+    [`${read}.get_post`, (ids) => ({ action: 'get_post', postId: of(ids).postId })],
+    [`${read}.metrics`, (ids) => ({ action: 'metrics', postId: of(ids).postId })],
+    [`${read}.quota`, (ids) => ({ action: 'quota', accountId: of(ids).accountId })],
+    [`${write}.validate`, (ids) => ({ action: 'validate', postId: of(ids).postId })],
+    [`${write}.draft`, (ids) => ({ action: 'draft', accountId: of(ids).accountId, text: 'Matrix post' })],
+    [`${write}.schedule`, (ids) => ({ action: 'schedule', postId: of(ids).postId, scheduledAt: tomorrow() })],
+    [`${write}.publish_now`, (ids) => ({ action: 'publish_now', postId: of(ids).postId })],
+    [`${write}.reschedule`, (ids) => ({ action: 'reschedule', postId: of(ids).postId, scheduledAt: tomorrow() })],
+    [`${write}.update`, (ids) => ({ action: 'update', postId: of(ids).postId, text: 'Edited post' })],
+    [`${write}.cancel`, (ids) => ({ action: 'cancel', postId: of(ids).postId })],
+    [`${write}.delete`, (ids) => ({ action: 'delete', postId: of(ids).postId })],
+    [`${write}.retry`, (ids) => ({ action: 'retry', postId: of(ids).postId })],
+  ];
+}
 
 /** Valid arguments for every action, built from a workspace's seeded ids. */
 const CASES: Record<string, Case> = {
@@ -106,28 +131,7 @@ const CASES: Record<string, Case> = {
   'video_commission.cancel': (ids) => ({ action: 'cancel', commissionId: ids.commissionId }),
   'video_commission.list': () => ({ action: 'list' }),
   'video_commission.get': (ids) => ({ action: 'get', commissionId: ids.commissionId }),
-  'query_bluesky.accounts': () => ({ action: 'accounts' }),
-  'query_bluesky.posts': (ids) => ({ action: 'posts', accountId: ids.channelAccountId }),
-  'query_bluesky.get_post': (ids) => ({ action: 'get_post', postId: ids.channelPostId }),
-  'query_bluesky.metrics': (ids) => ({ action: 'metrics', postId: ids.channelPostId }),
-  'query_bluesky.quota': (ids) => ({ action: 'quota', accountId: ids.channelAccountId }),
-  'manage_bluesky.validate': (ids) => ({ action: 'validate', postId: ids.channelPostId }),
-  'manage_bluesky.draft': (ids) => ({ action: 'draft', accountId: ids.channelAccountId, text: 'Matrix post' }),
-  'manage_bluesky.schedule': (ids) => ({
-    action: 'schedule',
-    postId: ids.channelPostId,
-    scheduledAt: new Date(Date.now() + 86_400_000).toISOString(),
-  }),
-  'manage_bluesky.publish_now': (ids) => ({ action: 'publish_now', postId: ids.channelPostId }),
-  'manage_bluesky.reschedule': (ids) => ({
-    action: 'reschedule',
-    postId: ids.channelPostId,
-    scheduledAt: new Date(Date.now() + 86_400_000).toISOString(),
-  }),
-  'manage_bluesky.update': (ids) => ({ action: 'update', postId: ids.channelPostId, text: 'Edited post' }),
-  'manage_bluesky.cancel': (ids) => ({ action: 'cancel', postId: ids.channelPostId }),
-  'manage_bluesky.delete': (ids) => ({ action: 'delete', postId: ids.channelPostId }),
-  'manage_bluesky.retry': (ids) => ({ action: 'retry', postId: ids.channelPostId }),
+  ...Object.fromEntries(CHANNEL_NETWORKS.flatMap(channelCases)),
 };
 
 const ID_FIELDS = [

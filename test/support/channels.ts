@@ -146,3 +146,32 @@ export async function waitForPost(
     timeoutMessage: (post) => `post ${postId} stayed ${post.status} (${JSON.stringify(post.error)})`,
   });
 }
+
+/**
+ * Connects the accounts a person grants on a network's consent page, the way the dashboard does (begin → the
+ * network's page → the callback → finish → store), without a browser: `authorize` answers the network's page
+ * (a stand-in's `authorize`) and returns the redirect back to the platform. Returns the connected accounts' ids.
+ */
+export async function connectThroughOAuth(
+  container: Container,
+  tenant: Tenant,
+  network: string,
+  authorize: (authorizationUrl: string) => Promise<string>,
+): Promise<string[]> {
+  const { oauth } = container.services.channels;
+  const actor = actors.user(tenant.userId);
+  const { authorizationUrl, flow } = oauth.begin({ network, workspaceId: tenant.workspaceId, actor });
+  const callback = new URL(await authorize(authorizationUrl));
+  const granted = await oauth.finish({
+    network,
+    flow,
+    query: Object.fromEntries(callback.searchParams),
+    actor,
+  });
+  const stored = await container.services.channelAccounts.connectGranted(
+    ownerScope(container, tenant),
+    granted.network,
+    granted.identities,
+  );
+  return stored.map(({ account }) => account.id);
+}

@@ -1,4 +1,5 @@
 /** One of every campaign-domain entity in a workspace, created through the real services. */
+import { CHANNEL_NETWORKS, NETWORK_NAMES, type ChannelNetwork } from '../../src/domain/channels/channel-networks.ts';
 import type { Container } from '../../src/container.ts';
 import { ChannelAccount } from '../../src/domain/channels/channel-account.entity.ts';
 import { ChannelPost } from '../../src/domain/channels/channel-post.entity.ts';
@@ -29,8 +30,11 @@ export interface SeededWorkspace {
    * A connected Bluesky account that needs reconnecting (so nothing reaches a network), and a draft post of it
    * made from the published campaign's variant (rows only).
    */
+  /** The Bluesky account and draft (`channels.bluesky`). */
   channelAccountId: string;
   channelPostId: string;
+  /** Every network's seeded account and draft. */
+  channels: Record<ChannelNetwork, { accountId: string; postId: string }>;
 }
 
 export function scopeOf(container: Container, tenant: Tenant): WorkspaceScope {
@@ -113,37 +117,47 @@ export async function seedWorkspace(container: Container, tenant: Tenant, label 
     jobId: null,
     createdBy: 'test:seed',
   });
-  const channelAccount = em.create(ChannelAccount, {
-    workspace: tenant.workspaceId,
-    network: 'bluesky',
-    externalId: `did:plc:${label.toLowerCase()}${tenant.workspaceId.slice(-8).toLowerCase()}`,
-    handle: `${label.toLowerCase()}.bsky.social`,
-    displayName: `${label} on Bluesky`,
-    status: 'needs_reconnect',
-    statusReason: 'Seeded without credentials.',
-    credentials: null,
-    accessExpiresAt: null,
-    connectedBy: 'test:seed',
-    connectedAt: new Date(),
-  });
-  const channelPost = em.create(ChannelPost, {
-    workspace: tenant.workspaceId,
-    account: channelAccount,
-    network: 'bluesky',
-    status: 'draft',
-    campaign: campaign.id,
-    variant: variant.id,
-    text: `${label} post`,
-    link: null,
-    media: [],
-    langs: [],
-    recordKey: '3kseed22222a2',
-    createdBy: 'test:seed',
-  });
+  // One account (without credentials) and one draft per network, so every channel tool has ids to act on.
+  const channels = {} as Record<ChannelNetwork, { accountId: string; postId: string }>;
+  for (const network of CHANNEL_NETWORKS) {
+    const account = em.create(ChannelAccount, {
+      workspace: tenant.workspaceId,
+      network,
+      kind: network === 'meta' ? 'facebook_page' : null,
+      externalId:
+        network === 'bluesky'
+          ? `did:plc:${label.toLowerCase()}${tenant.workspaceId.slice(-8).toLowerCase()}`
+          : `${network}:${label.toLowerCase()}${tenant.workspaceId.slice(-8).toLowerCase()}`,
+      handle: network === 'bluesky' ? `${label.toLowerCase()}.bsky.social` : `${label.toLowerCase()}-${network}`,
+      displayName: `${label} on ${NETWORK_NAMES[network]}`,
+      status: 'needs_reconnect',
+      statusReason: 'Seeded without credentials.',
+      credentials: null,
+      accessExpiresAt: null,
+      connectedBy: 'test:seed',
+      connectedAt: new Date(),
+    });
+    const post = em.create(ChannelPost, {
+      workspace: tenant.workspaceId,
+      account,
+      network,
+      status: 'draft',
+      campaign: campaign.id,
+      variant: variant.id,
+      text: `${label} post`,
+      link: null,
+      media: [],
+      langs: [],
+      recordKey: network === 'bluesky' ? '3kseed22222a2' : `seed${network}22222a2`,
+      createdBy: 'test:seed',
+    });
+    channels[network] = { accountId: account.id, postId: post.id };
+  }
   await em.flush();
   return {
-    channelAccountId: channelAccount.id,
-    channelPostId: channelPost.id,
+    channelAccountId: channels.bluesky.accountId,
+    channelPostId: channels.bluesky.postId,
+    channels,
     jobId: job.id,
     commissionId: film.id,
     productId: product.id,

@@ -18,7 +18,7 @@ const media = (overrides: Partial<PostMedia>): PostMedia => ({
 });
 
 const rulesOf = (items: PostMedia[]) =>
-  validateBlueskyPost({ text: 'New in', link: null, media: items, langs: [] }).issues.map(
+  validateBlueskyPost({ text: 'New in', link: null, media: items, langs: [], options: {} }).issues.map(
     (issue) => `${issue.field}:${issue.rule}`,
   );
 
@@ -35,7 +35,7 @@ describe('Bluesky media rules', () => {
 
   it('refuses a video once, naming the still as the way out, however long or large it is', () => {
     const video = media({ mimeType: 'video/mp4', bytes: 500_000_000, durationSeconds: 900 });
-    const { issues } = validateBlueskyPost({ text: 'New in', link: null, media: [video], langs: [] });
+    const { issues } = validateBlueskyPost({ text: 'New in', link: null, media: [video], langs: [], options: {} });
     expect(issues).toEqual([
       expect.objectContaining({
         field: 'media',

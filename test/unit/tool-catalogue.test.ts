@@ -29,15 +29,23 @@ describe('the channel profiles', () => {
   const CAMPAIGN_READS_ANALYTICS_INFO = ['query_campaigns', 'query_analytics', 'get_platform_info'];
 
   it('show a network’s two tools plus campaign reads, analytics and platform info', () => {
-    expect(CHANNEL_TOOLS).toEqual(['query_bluesky', 'manage_bluesky']);
-    expect(listing('bluesky_ops').map((t) => t.name)).toEqual([
+    expect(CHANNEL_TOOLS).toEqual([
       'query_bluesky',
       'manage_bluesky',
-      ...CAMPAIGN_READS_ANALYTICS_INFO,
+      'query_meta',
+      'manage_meta',
+      'query_reddit',
+      'manage_reddit',
+      'query_tiktok',
+      'manage_tiktok',
     ]);
-    // Networks without an adapter yet keep their placeholder: no tool of another network leaks in.
-    for (const profile of ['meta_ops', 'reddit_ops', 'tiktok_ops']) {
-      expect(listing(profile).map((t) => t.name)).toEqual(CAMPAIGN_READS_ANALYTICS_INFO);
+    // Each profile shows its own network's tools and no other network's.
+    for (const network of ['bluesky', 'meta', 'reddit', 'tiktok']) {
+      expect(listing(`${network}_ops`).map((t) => t.name)).toEqual([
+        `query_${network}`,
+        `manage_${network}`,
+        ...CAMPAIGN_READS_ANALYTICS_INFO,
+      ]);
     }
   });
 
@@ -77,7 +85,15 @@ describe.each(ALL_TOOLS.map((tool) => [tool.name, tool] as const))('%s', (name, 
     // manage_products reaches the open web; generation and films may call an external model provider; a
     // channel's manage tool publishes to its social network.
     expect(annotations?.openWorldHint).toBe(
-      ['manage_products', 'generate_campaign', 'video_commission', 'manage_bluesky'].includes(name),
+      [
+        'manage_products',
+        'generate_campaign',
+        'video_commission',
+        'manage_bluesky',
+        'manage_meta',
+        'manage_reddit',
+        'manage_tiktok',
+      ].includes(name),
     );
   });
 

@@ -21,11 +21,21 @@ import { createSecretBox, type SecretBox } from '../shared/secret-box.ts';
 import type { WorkspaceScope } from '../shared/scope.ts';
 import type { ChannelAdapters } from './adapters.ts';
 import { ChannelAccount, type ChannelQuota } from './channel-account.entity.ts';
-import { CredentialsRefusedError, type NetworkClient, type NetworkCredentials } from './channel-adapter.ts';
+import {
+  CredentialsRefusedError,
+  type AccountContext,
+  type NetworkClient,
+  type NetworkCredentials,
+} from './channel-adapter.ts';
 import { NETWORK_NAMES, type ChannelNetwork } from './channel-networks.ts';
 import { lockForTransaction } from '../../db/transaction-lock.ts';
 
 export const CREDENTIALS_PURPOSE = 'channel-credentials';
+
+/** What an adapter is told about the account it works for. */
+export function accountContextOf(account: Pick<ChannelAccount, 'kind' | 'externalId' | 'handle'>): AccountContext {
+  return { kind: account.kind ?? null, externalId: account.externalId, handle: account.handle };
+}
 
 /** The lock every writer of an account's credentials holds (a refresh, a re-seal). */
 const accountLock = (accountId: string) => `channel-account:${accountId}`;
@@ -189,9 +199,13 @@ export function createChannelAccess(options: ChannelAccessOptions) {
       let quota: ChannelQuota | null = null;
       const run = (target: ChannelAccount) =>
         work(
-          adapter.client(open(target), (observed) => {
-            quota = observed;
-          }),
+          adapter.client(
+            open(target),
+            (observed) => {
+              quota = observed;
+            },
+            accountContextOf(target),
+          ),
         );
       let result: T;
       try {

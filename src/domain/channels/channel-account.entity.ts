@@ -32,6 +32,8 @@ export const ChannelAccountSchema = defineEntity({
     /** The account's public name on the network (a Bluesky handle, without `@`). */
     handle: p.string().length(253),
     displayName: p.string().length(200).nullable(),
+    /** The account's kind within its network (Meta: `facebook_page` or `instagram`); null where there is one. */
+    kind: p.string().length(30).nullable(),
     status: p.enum(ACCOUNT_STATUSES).nativeEnumName('channel_account_status').default('active'),
     /** Why the account needs a person (reconnect) or was disconnected; safe to show. */
     statusReason: p.text().nullable(),

@@ -67,6 +67,7 @@ export function createChannelAccountsService(deps: ChannelAccountsDeps) {
     Object.assign(account, {
       handle: identity.handle,
       displayName: identity.displayName ?? account.displayName ?? null,
+      kind: identity.kind ?? account.kind ?? null,
       status: 'active' as const,
       statusReason: null,
       credentials: deps.access.seal(account.id, identity.credentials),
@@ -75,6 +76,38 @@ export function createChannelAccountsService(deps: ChannelAccountsDeps) {
       connectedAt: at,
       lastSuccessAt: at,
       disconnectedAt: null,
+    });
+  }
+
+  /**
+   * Stores a signed-in network account: a new row, or the row of the same network account brought back (its
+   * posts and history stay together). Under a lock on the network account within the workspace: two people
+   * connecting it at once both succeed, the second as a reconnection of the row the first created (not a
+   * unique-key failure).
+   */
+  async function store(
+    scope: WorkspaceScope,
+    network: ChannelNetwork,
+    identity: ConnectedIdentity,
+  ): Promise<{ account: AccountView; reconnected: boolean }> {
+    return scope.em.transactional(async (tx) => {
+      await lockForTransaction(tx, `channel-connect:${scope.workspaceId}:${network}:${identity.externalId}`);
+      const existing = await tx.findOne(ChannelAccount, { network, externalId: identity.externalId });
+      const connectedAt = now();
+      const account =
+        existing ??
+        tx.create(ChannelAccount, {
+          id: newId('channelAccount'),
+          ...ownedBy(scope),
+          network,
+          externalId: identity.externalId,
+          handle: identity.handle,
+          connectedBy: scope.actor,
+          connectedAt,
+        });
+      signedIn(scope, account, identity, connectedAt);
+      await tx.flush();
+      return { account: toAccountView(account), reconnected: existing !== null };
     });
   }
 
@@ -100,8 +133,9 @@ export function createChannelAccountsService(deps: ChannelAccountsDeps) {
     },
 
     /**
-     * Signs in to the network with what a person typed and stores the account (or brings back the row of the
-     * same network account, reconnecting it). The credentials are sealed before they are stored.
+     * Signs in to the network with what a person typed (app-password networks) and stores the account (or
+     * brings back the row of the same network account, reconnecting it). The credentials are sealed before
+     * they are stored.
      */
     async connect(
       scope: WorkspaceScope,
@@ -113,35 +147,40 @@ export function createChannelAccountsService(deps: ChannelAccountsDeps) {
         });
       }
       const adapter = deps.adapters.get(input.network);
+      if (!adapter.connect) {
+        throw new ValidationError(
+          `${NETWORK_NAMES[input.network]} accounts are connected by signing in on ${NETWORK_NAMES[input.network]} (Connect ${NETWORK_NAMES[input.network]}), not with a password`,
+          { issues: [{ field: 'network', message: 'connects through OAuth' }] },
+        );
+      }
       const identity = await adapter.connect({ identifier: input.identifier, secret: input.secret });
-      const network = input.network;
-      // Under a lock on the network account within the workspace: two people connecting it at once both
-      // succeed, the second as a reconnection of the row the first created (not a unique-key failure).
-      return scope.em.transactional(async (tx) => {
-        await lockForTransaction(tx, `channel-connect:${scope.workspaceId}:${network}:${identity.externalId}`);
-        const existing = await tx.findOne(ChannelAccount, { network, externalId: identity.externalId });
-        const connectedAt = now();
-        const account =
-          existing ??
-          tx.create(ChannelAccount, {
-            id: newId('channelAccount'),
-            ...ownedBy(scope),
-            network,
-            externalId: identity.externalId,
-            handle: identity.handle,
-            connectedBy: scope.actor,
-            connectedAt,
-          });
-        signedIn(scope, account, identity, connectedAt);
-        await tx.flush();
-        return { account: toAccountView(account), reconnected: existing !== null };
-      });
+      return store(scope, input.network, identity);
+    },
+
+    /**
+     * Stores the accounts a person granted through the network's OAuth (`channel-oauth.ts`): each a new row, or
+     * the same network account's row brought back (reconnected). In the order the network listed them.
+     */
+    async connectGranted(
+      scope: WorkspaceScope,
+      network: ChannelNetwork,
+      identities: readonly ConnectedIdentity[],
+    ): Promise<{ account: AccountView; reconnected: boolean }[]> {
+      const stored: { account: AccountView; reconnected: boolean }[] = [];
+      for (const identity of identities) stored.push(await store(scope, network, identity));
+      return stored;
     },
 
     /** Signs the account in again with a new app password (after a refusal, or to rotate the password). */
     async reconnect(scope: WorkspaceScope, accountId: string, input: { secret: string }): Promise<AccountView> {
       const account = await findAccount(scope, accountId);
       const adapter = deps.adapters.get(account.network);
+      if (!adapter.connect) {
+        throw new ValidationError(
+          `@${account.handle} is reconnected by signing in on ${NETWORK_NAMES[account.network as ChannelNetwork]} again (Reconnect), not with a password`,
+          { issues: [{ field: 'secret', message: 'this network connects through OAuth' }] },
+        );
+      }
       const identity = await adapter.connect({ identifier: account.externalId, secret: input.secret });
       if (identity.externalId !== account.externalId) {
         throw new ValidationError(

@@ -17,6 +17,8 @@ import type { ChannelAccess } from './channel-access.ts';
 import type { ChannelAccount } from './channel-account.entity.ts';
 import { CHANNEL_METRICS, unknownMetrics, type ChannelMetric, type ChannelMetricCounts } from './channel-networks.ts';
 import { ChannelPost } from './channel-post.entity.ts';
+import type { PostMeasurement } from './channel-adapter.ts';
+import { normaliseMetrics } from './channel-views.ts';
 
 // --- Pulling ------------------------------------------------------------------------------------------
 
@@ -82,11 +84,17 @@ export async function pullChannelMetrics(input: {
 export async function storeMetrics(
   scope: WorkspaceScope,
   post: ChannelPost,
-  metrics: ChannelMetricCounts,
+  metrics: PostMeasurement,
   at: Date,
 ): Promise<void> {
   const em = scope.em.fork();
-  await em.nativeUpdate(ChannelPost, { id: post.id }, { metrics, metricsUpdatedAt: at });
+  // The post keeps what the network said beyond counts (a ratio, a removal); the daily table keeps the counts.
+  const latest: PostMeasurement = {
+    ...normaliseMetrics(metrics),
+    ...(typeof metrics.upvoteRatio === 'number' ? { upvoteRatio: metrics.upvoteRatio } : {}),
+    ...(metrics.removedBy ? { removedBy: metrics.removedBy } : {}),
+  };
+  await em.nativeUpdate(ChannelPost, { id: post.id }, { metrics: latest, metricsUpdatedAt: at });
   await em.getConnection().execute(
     `insert into analytics_channel_metrics_daily (workspace_id, post_id, day, network, account_id, campaign_id, variant_id,
        ${CHANNEL_METRICS.join(', ')}, captured_at)

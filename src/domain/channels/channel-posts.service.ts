@@ -28,17 +28,23 @@ import {
   type Page,
 } from '../shared/pagination.ts';
 import { ownedBy, type WorkspaceScope } from '../shared/scope.ts';
-import type { ChannelAccess } from './channel-access.ts';
+import { accountContextOf, type ChannelAccess } from './channel-access.ts';
 import { findAccount } from './channel-accounts.service.ts';
 import { ChannelAccount } from './channel-account.entity.ts';
-import type { PostContent, ValidationIssue, ValidationResult } from './channel-adapter.ts';
+import type { PostContent, PostOptions, ValidationIssue, ValidationResult } from './channel-adapter.ts';
 import type { ChannelAdapters } from './adapters.ts';
 import { NETWORK_NAMES, type ChannelNetwork } from './channel-networks.ts';
 import { ChannelPost } from './channel-post.entity.ts';
 import { EDITABLE_POST_STATUSES, PENDING_POST_STATUSES, type PostStatus } from './channel-status.ts';
 import { normaliseMetrics, toPostView, type PostView } from './channel-views.ts';
 import { readPostHistory } from './channel-metrics.ts';
-import { contentOf, resolveContent, type ContentDeps, type PostFieldsInput } from './post-content.ts';
+import {
+  contentOf,
+  resolveContent,
+  type ContentDeps,
+  type PostFieldsInput,
+  type PostOptionsInput,
+} from './post-content.ts';
 import { movePost, movePostOrFail, unscheduling } from './post-rows.ts';
 
 /** The job kind of a network's publishing runs (one kind per network: each belongs to that network's tool). */
@@ -107,6 +113,30 @@ export function createChannelPostsService(deps: ChannelPostsDeps) {
     return post;
   }
 
+  /**
+   * The network's own fields of a post (`PostOptions`), checked against its adapter's definition: `given`
+   * over `previous` (an edit changes only what it names; `null` clears a field). Unknown fields are refused.
+   */
+  function optionsFor(network: string, given: PostOptionsInput | undefined, previous: PostOptions = {}): PostOptions {
+    const merged: Record<string, unknown> = { ...previous };
+    for (const [name, value] of Object.entries(given ?? {})) {
+      if (value === null) delete merged[name];
+      else if (value !== undefined) merged[name] = value;
+    }
+    const parsed = deps.adapters.get(network).postOptions.strict().safeParse(merged);
+    if (!parsed.success) {
+      const issues = parsed.error.issues.map((issue) => ({
+        field: issue.path.length ? issue.path.join('.') : ((issue as { keys?: string[] }).keys ?? []).join(', '),
+        message: issue.message,
+      }));
+      throw new ValidationError(
+        `The ${networkName(network)} fields are not valid: ${issues.map((issue) => `${issue.field}: ${issue.message}`).join('; ')}`,
+        { issues },
+      );
+    }
+    return parsed.data as PostOptions;
+  }
+
   async function reread(scope: WorkspaceScope, postId: string): Promise<ChannelPost> {
     return scope.em.fork().findOneOrFail(ChannelPost, { id: postId }, { populate: ['account'] });
   }
@@ -159,7 +189,7 @@ export function createChannelPostsService(deps: ChannelPostsDeps) {
     resolved: { content: PostContent; campaignId: string | null; variantId: string | null },
   ): Promise<PostValidation> {
     const adapter = deps.adapters.get(account.network);
-    let result: ValidationResult = adapter.validateOffline(resolved.content);
+    let result: ValidationResult = adapter.validateOffline(resolved.content, accountContextOf(account));
     let current = account;
     if (account.status === 'active') {
       try {
@@ -248,7 +278,10 @@ export function createChannelPostsService(deps: ChannelPostsDeps) {
       throw new ConflictError(`The account @${account.handle} is disconnected; connect it again to post with it`);
     }
     const postId = newId('channelPost');
-    const resolved = await resolveContent(deps, scope, postId, fields);
+    const resolved = await resolveContent(deps, scope, postId, {
+      ...fields,
+      options: optionsFor(network, fields.options),
+    });
     const validation = await check(scope, account, resolved);
     if (mustBeValid && !validation.valid) refuse(validation, mustBeValid);
     const adapter = deps.adapters.get(network);
@@ -264,6 +297,8 @@ export function createChannelPostsService(deps: ChannelPostsDeps) {
       link: resolved.content.link,
       media: resolved.content.media,
       langs: resolved.content.langs,
+      options: resolved.content.options,
+      publishProgress: null,
       scheduledAt: null,
       recordKey: adapter.newRecordKey(now()),
       firstAttemptAt: null,
@@ -310,7 +345,9 @@ export function createChannelPostsService(deps: ChannelPostsDeps) {
         postId: post.id,
         to: 'scheduled',
         from: ['draft', 'failed'],
-        set: { scheduledAt: at, attempts: post.attempts + 1, error: null },
+        // A new run starts its multi-step publish afresh (an earlier run's container may have failed or expired);
+        // a post the earlier run did get out is found by the adapter's look-up instead.
+        set: { scheduledAt: at, attempts: post.attempts + 1, error: null, publishProgress: null },
         actor: scope.actor,
         details: { scheduledAt: at.toISOString() },
       },
@@ -442,7 +479,14 @@ export function createChannelPostsService(deps: ChannelPostsDeps) {
       }
       const fields = input as PostFieldsInput;
       const account = await findAccount(scope, fields.accountId, network);
-      return check(scope, account, await resolveContent(deps, scope, newId('channelPost'), fields));
+      return check(
+        scope,
+        account,
+        await resolveContent(deps, scope, newId('channelPost'), {
+          ...fields,
+          options: optionsFor(network, fields.options),
+        }),
+      );
     },
 
     /** A post's engagement: its totals as last pulled, its daily snapshots, its link's visits and conversions. */
@@ -551,10 +595,16 @@ export function createChannelPostsService(deps: ChannelPostsDeps) {
         );
       }
       const { postId: _postId, expectedVersion: _expected, ...changes } = input;
-      const resolved = await resolveContent(deps, scope, post.id, changes, {
-        content: contentOf(post),
-        variantId: post.variant?.id ?? null,
-      });
+      const resolved = await resolveContent(
+        deps,
+        scope,
+        post.id,
+        { ...changes, options: optionsFor(network, changes.options, post.options) },
+        {
+          content: contentOf(post),
+          variantId: post.variant?.id ?? null,
+        },
+      );
       const validation = await check(scope, post.account.getEntity(), resolved);
       if (post.status === 'scheduled' && !validation.valid) refuse(validation, 'changed while it is scheduled');
       const changed = await scope.em.fork().nativeUpdate(
@@ -565,6 +615,7 @@ export function createChannelPostsService(deps: ChannelPostsDeps) {
           link: resolved.content.link,
           media: resolved.content.media,
           langs: resolved.content.langs,
+          options: resolved.content.options,
           campaign: resolved.campaignId,
           variant: resolved.variantId,
           version: post.version + 1,
@@ -608,6 +659,12 @@ export function createChannelPostsService(deps: ChannelPostsDeps) {
         throw new ConflictError('The post is being published right now; delete it once it is published', {
           status: post.status,
         });
+      }
+      if (post.status === 'published' && deps.adapters.get(network).rules.deletePublished === false) {
+        throw new ConflictError(
+          `${networkName(network)}'s API cannot delete a published post: delete it in the ${networkName(network)} app (@${post.account.getEntity().handle}). The platform keeps it as published, with its metrics.`,
+          { status: post.status },
+        );
       }
       if (post.status === 'scheduled') await unschedule(scope, post);
       if (post.status === 'published' && post.externalId) {

@@ -2,7 +2,7 @@
  * How accounts and posts are shown to agents and people: every fact they need, never a credential.
  */
 import type { ChannelAccount, ChannelQuota } from './channel-account.entity.ts';
-import type { ChannelPost, PostError, PostLink } from './channel-post.entity.ts';
+import type { ChannelPost, PostError, PostLink, PostOptions } from './channel-post.entity.ts';
 import { CHANNEL_METRICS, NETWORK_NAMES, type ChannelMetricCounts, type ChannelNetwork } from './channel-networks.ts';
 import type { AccountStatus, PostStatus } from './channel-status.ts';
 
@@ -12,7 +12,11 @@ export interface AccountView {
   networkName: string;
   handle: string;
   displayName: string | null;
-  /** The network's id of the account (a DID). */
+  /** The account's kind within its network (Meta: `facebook_page` or `instagram`), null where there is one. */
+  kind: string | null;
+  /** The kind as people say it (`Facebook Page`, `Instagram`), null where there is one. */
+  kindName: string | null;
+  /** The network's id of the account (a DID, a Page id, a Reddit user id, a TikTok open id). */
   externalId: string;
   profileUrl: string;
   status: AccountStatus;
@@ -28,6 +32,18 @@ export interface AccountView {
 
 const PROFILE_URLS: Record<ChannelNetwork, (account: ChannelAccount) => string> = {
   bluesky: (account) => `https://bsky.app/profile/${account.handle}`,
+  meta: (account) =>
+    account.kind === 'instagram'
+      ? `https://www.instagram.com/${encodeURIComponent(account.handle)}/`
+      : `https://www.facebook.com/${encodeURIComponent(account.externalId)}`,
+  reddit: (account) => `https://www.reddit.com/user/${encodeURIComponent(account.handle)}/`,
+  tiktok: (account) => `https://www.tiktok.com/@${encodeURIComponent(account.handle)}`,
+};
+
+/** How people name an account's kind. */
+export const ACCOUNT_KIND_NAMES: Readonly<Record<string, string>> = {
+  facebook_page: 'Facebook Page',
+  instagram: 'Instagram',
 };
 
 export function toAccountView(account: ChannelAccount): AccountView {
@@ -38,6 +54,8 @@ export function toAccountView(account: ChannelAccount): AccountView {
     networkName: NETWORK_NAMES[network] ?? account.network,
     handle: account.handle,
     displayName: account.displayName ?? null,
+    kind: account.kind ?? null,
+    kindName: account.kind ? (ACCOUNT_KIND_NAMES[account.kind] ?? account.kind) : null,
     externalId: account.externalId,
     profileUrl: PROFILE_URLS[network]?.(account) ?? '',
     status: account.status,
@@ -69,6 +87,8 @@ export interface PostView {
   link: PostLink | null;
   media: PostMediaView[];
   langs: string[];
+  /** The network's own fields (a subreddit, title and flair; a privacy level; an Instagram media type). */
+  options: PostOptions;
   campaignId: string | null;
   variantId: string | null;
   scheduledAt: string | null;
@@ -81,8 +101,11 @@ export interface PostView {
   /** Publishing runs so far. */
   attempts: number;
   /** Engagement as last pulled; a measure the network does not have is null (unknown), never 0. */
-  metrics: ChannelMetricCounts | null;
+  /** Counts as last pulled (unknown measures null), plus `upvoteRatio` on Reddit. */
+  metrics: (ChannelMetricCounts & { upvoteRatio?: number }) | null;
   metricsUpdatedAt: string | null;
+  /** Who removed the published post on the network (a subreddit's moderators), as of the last pull; else null. */
+  removedBy: string | null;
   /** The job of the latest publishing run (poll it, or its task handle). */
   jobId: string | null;
   version: number;
@@ -109,6 +132,7 @@ export function toPostView(post: ChannelPost, mediaUrl: (key: string) => string)
       sourceJobId: media.sourceJobId,
     })),
     langs: post.langs ?? [],
+    options: post.options ?? {},
     campaignId: post.campaign?.id ?? null,
     variantId: post.variant?.id ?? null,
     scheduledAt: post.scheduledAt?.toISOString() ?? null,
@@ -117,8 +141,14 @@ export function toPostView(post: ChannelPost, mediaUrl: (key: string) => string)
     externalUrl: post.externalUrl ?? null,
     error: post.error ?? null,
     attempts: post.attempts,
-    metrics: post.metrics ? normaliseMetrics(post.metrics) : null,
+    metrics: post.metrics
+      ? {
+          ...normaliseMetrics(post.metrics),
+          ...(typeof post.metrics.upvoteRatio === 'number' ? { upvoteRatio: post.metrics.upvoteRatio } : {}),
+        }
+      : null,
     metricsUpdatedAt: post.metricsUpdatedAt?.toISOString() ?? null,
+    removedBy: post.status === 'published' ? (post.metrics?.removedBy ?? null) : null,
     jobId: post.jobId ?? null,
     version: post.version,
     createdBy: post.createdBy,

@@ -18,7 +18,7 @@ import { contentTypeOf, type MediaStore } from '../media/media-store.ts';
 import type { RenderOutput } from '../renders/render.types.ts';
 import { ChannelAccountId, ChannelPostId, IsoDateTime, JobId, VariantId } from '../shared/schemas.ts';
 import type { WorkspaceScope } from '../shared/scope.ts';
-import type { PostContent } from './channel-adapter.ts';
+import type { PostContent, PostOptions } from './channel-adapter.ts';
 import type { PostLink, PostMedia } from './channel-post.entity.ts';
 
 /** The path of the brand host's hand-off (`public/brand-site/site-model.ts` serves it). */
@@ -31,11 +31,20 @@ export const PostFields = z.object({
   text: z.string().max(10_000, 'must be at most 10,000 characters').optional(),
   includeLink: z.boolean().optional(),
   imageJobIds: z.array(JobId).max(10, 'at most 10 images').optional(),
+  /** A video render (render_video video or campaign) to post: what TikTok posts, and Instagram as a reel. */
+  videoJobId: JobId.optional(),
   useVariantImages: z.boolean().optional(),
   altTexts: z.array(z.string().max(5000)).max(10).optional(),
   langs: z.array(z.string().trim().min(1).max(35)).max(5).optional(),
+  /**
+   * The network's own fields (a subreddit, title and flair; a privacy level; an Instagram media type), checked
+   * by the posts service against the network adapter's `postOptions`. The tools take them flat and gather them
+   * here; `null` clears a field on an edit.
+   */
+  options: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).optional(),
 });
 export type PostFieldsInput = z.input<typeof PostFields>;
+export type PostOptionsInput = NonNullable<PostFieldsInput['options']>;
 
 /** Changes to a post's content (the account stays). */
 export const PostChanges = PostFields.omit({ accountId: true }).extend({
@@ -93,10 +102,13 @@ export interface ContentDeps {
 }
 
 interface ContentRequest {
+  /** The network's own fields, already checked against its adapter's `postOptions`. */
+  options?: PostOptions;
   variantId?: string;
   text?: string;
   includeLink?: boolean;
   imageJobIds?: string[];
+  videoJobId?: string;
   useVariantImages?: boolean;
   altTexts?: string[];
   langs?: string[];
@@ -183,6 +195,7 @@ export async function resolveContent(
   let media: PostMedia[];
   const wantsNewMedia =
     request.imageJobIds !== undefined ||
+    request.videoJobId !== undefined ||
     request.useVariantImages !== undefined ||
     request.variantId !== undefined ||
     !previous;
@@ -194,7 +207,20 @@ export async function resolveContent(
       const image = await renderedImage(scope, jobId, `imageJobIds.${index}`);
       items.push({ media: image, alt: variant ? `Campaign image: ${variant.headline}` : '' });
     }
-    const useVariantImages = request.useVariantImages ?? (variant !== null && !(request.imageJobIds ?? []).length);
+    if (request.videoJobId) {
+      const video = await renderedImage(scope, request.videoJobId, 'videoJobId');
+      if (!video.mimeType.startsWith('video/')) {
+        throw new ValidationError(
+          `The render ${request.videoJobId} is a still image, not a video: pass it in imageJobIds`,
+          {
+            issues: [{ field: 'videoJobId', message: 'is not a video' }],
+          },
+        );
+      }
+      items.push({ media: video, alt: variant ? `Campaign video: ${variant.headline}` : '' });
+    }
+    const useVariantImages =
+      request.useVariantImages ?? (variant !== null && !(request.imageJobIds ?? []).length && !request.videoJobId);
     if (useVariantImages) {
       if (!variant) {
         throw new ValidationError('useVariantImages needs variantId', {
@@ -216,7 +242,13 @@ export async function resolveContent(
   }
 
   return {
-    content: { text, link, media, langs: request.langs ?? previous?.content.langs ?? [] },
+    content: {
+      text,
+      link,
+      media,
+      langs: request.langs ?? previous?.content.langs ?? [],
+      options: request.options ?? previous?.content.options ?? {},
+    },
     campaignId: campaign?.id ?? null,
     variantId: variant?.id ?? null,
   };
@@ -228,6 +260,13 @@ export function contentOf(post: {
   link?: PostLink | null;
   media?: PostMedia[];
   langs?: string[];
+  options?: PostOptions;
 }): PostContent {
-  return { text: post.text, link: post.link ?? null, media: post.media ?? [], langs: post.langs ?? [] };
+  return {
+    text: post.text,
+    link: post.link ?? null,
+    media: post.media ?? [],
+    langs: post.langs ?? [],
+    options: post.options ?? {},
+  };
 }

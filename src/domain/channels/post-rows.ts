@@ -25,6 +25,7 @@ export type PostRowChanges = Partial<
     | 'error'
     | 'jobId'
     | 'deletedAt'
+    | 'publishProgress'
   >
 >;
 

@@ -8,17 +8,14 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { can } from '../../auth/permissions.ts';
-import {
-  CHANNEL_METRICS,
-  CHANNEL_NETWORKS,
-  NETWORK_NAMES,
-  type ChannelNetwork,
-} from '../../domain/channels/channel-networks.ts';
+import { CHANNEL_METRICS, NETWORK_NAMES, type ChannelNetwork } from '../../domain/channels/channel-networks.ts';
 import { POST_STATUSES, type PostStatus } from '../../domain/channels/channel-status.ts';
 import type { AccountView, PostView } from '../../domain/channels/channel-views.ts';
 import { count } from '../../views/count.ts';
 import { html, type SafeHtml } from '../../views/html.ts';
-import { shell, type Chrome, type Notice } from './chrome.ts';
+import { AppError } from '../../errors.ts';
+import { FLOW_TTL_SECONDS } from '../../domain/channels/channel-oauth.ts';
+import { notFoundPage, shell, type Chrome, type Notice } from './chrome.ts';
 import { state, type DashboardKit } from './kit.ts';
 
 const POSTS_PER_PAGE = 25;
@@ -31,11 +28,41 @@ interface ChannelsView {
   /** Who connected each account, by actor (`user:usr_…` → their email). */
   people: Map<string, string>;
   canManage: boolean;
+  /** How each network connects, and whether the operator set up the platform's app for it. */
+  networks: NetworkConnect[];
 }
+
+interface NetworkConnect {
+  network: ChannelNetwork;
+  name: string;
+  method: 'app_password' | 'oauth';
+  configured: boolean;
+}
+
+/** What the Connect button says, per OAuth network. */
+const CONNECT_LABELS: Partial<Record<ChannelNetwork, { button: string; note: string }>> = {
+  meta: {
+    button: 'Connect Facebook Pages and Instagram',
+    note: 'Sign in with Facebook and choose the Pages to connect; the Instagram professional account linked to each Page is connected with it.',
+  },
+  reddit: {
+    button: 'Connect a Reddit account',
+    note: 'Sign in on Reddit and allow the platform to submit, read and edit posts and set flair.',
+  },
+  tiktok: {
+    button: 'Connect a TikTok account',
+    note: 'Sign in on TikTok and allow the platform to upload and publish videos and read their statistics.',
+  },
+};
+
+/** The cookie that carries a network OAuth flow from the Connect button to the callback (`channel-oauth.ts`). */
+const OAUTH_FLOW_COOKIE = 'cp_channel_oauth';
 
 export function channelRoutes(router: Router, kit: DashboardKit): void {
   const { em, sendHtml } = kit;
-  const { channelAccounts, channelPosts, workspaces } = kit.container.services;
+  const { channelAccounts, channelPosts, workspaces, channels } = kit.container.services;
+  const { oauth } = channels;
+  const secure = kit.container.config.urls.platform.startsWith('https:');
 
   async function load(ctx: Context): Promise<ChannelsView> {
     const scope = kit.scopeOf(ctx);
@@ -52,6 +79,12 @@ export function channelRoutes(router: Router, kit: DashboardKit): void {
       status,
       people: new Map(members.map((member) => [`user:${member.userId}`, member.email])),
       canManage: can(ws.role, 'channels:manage'),
+      networks: channels.adapters.all().map((adapter) => ({
+        network: adapter.network,
+        name: NETWORK_NAMES[adapter.network],
+        method: adapter.oauth ? ('oauth' as const) : ('app_password' as const),
+        configured: adapter.oauth ? adapter.oauth.configured : true,
+      })),
     };
   }
 
@@ -59,7 +92,90 @@ export function channelRoutes(router: Router, kit: DashboardKit): void {
     sendHtml(ctx, channelsPage(state(ctx).chrome, await load(ctx), notices));
   };
 
-  router.get('/w/:workspaceId/channels', ...kit.workspacePage('workspace:read'), (ctx) => render(ctx));
+  router.get('/w/:workspaceId/channels', ...kit.workspacePage('workspace:read'), async (ctx) => {
+    // Back from a network's consent page (`/channels/oauth/:network/callback`): say what was connected.
+    const connected = typeof ctx.query.connected === 'string' ? ctx.query.connected.split(',').slice(0, 50) : [];
+    const notices: Notice[] = [];
+    if (connected.length) {
+      const accounts = (await channelAccounts.list(kit.scopeOf(ctx), { limit: 100 })).items.filter((account) =>
+        connected.includes(account.id),
+      );
+      if (accounts.length) {
+        notices.push({
+          kind: 'ok',
+          text: `Connected ${accounts.map((account) => `@${account.handle} (${account.kindName ?? account.networkName})`).join(', ')}. Agents with the ${accounts[0]!.networkName} tools can post with ${accounts.length === 1 ? 'it' : 'them'} now.`,
+        });
+      }
+    }
+    await render(ctx, notices);
+  });
+
+  // Connecting through a network's OAuth: the flow (state, PKCE verifier, workspace) rides in a short-lived
+  // cookie sealed for this person; the network sends them back to the one callback URL the operator registered.
+  router.get('/w/:workspaceId/channels/connect/:network', ...kit.workspacePage('channels:manage'), async (ctx) => {
+    const { authorizationUrl, flow } = oauth.begin({
+      network: ctx.params.network!,
+      workspaceId: state(ctx).workspace!.id,
+      actor: kit.actorOf(ctx),
+    });
+    ctx.cookies.set(OAUTH_FLOW_COOKIE, flow, {
+      httpOnly: true,
+      sameSite: 'lax',
+      secure,
+      path: '/channels/oauth/',
+      maxAge: FLOW_TTL_SECONDS * 1000,
+      overwrite: true,
+    });
+    ctx.redirect(authorizationUrl);
+  });
+
+  router.get(
+    '/channels/oauth/:network/callback',
+    kit.requireSession,
+    async (ctx, next) => {
+      // The callback names no workspace: the flow does. Membership and role are checked for it as for any page.
+      const workspaceId = oauth.workspaceOf(ctx.cookies.get(OAUTH_FLOW_COOKIE), kit.actorOf(ctx));
+      if (!workspaceId) {
+        kit.sendHtml(
+          ctx,
+          notFoundPage(
+            state(ctx).chrome,
+            'This sign-in was not started here, or its page was open too long. Start again from Channels.',
+          ),
+          400,
+        );
+        return;
+      }
+      ctx.params.workspaceId = workspaceId;
+      await next();
+    },
+    kit.inWorkspace('channels:manage'),
+    async (ctx) => {
+      const scope = kit.scopeOf(ctx);
+      const flow = ctx.cookies.get(OAUTH_FLOW_COOKIE);
+      ctx.cookies.set(OAUTH_FLOW_COOKIE, '', { path: '/channels/oauth/', maxAge: 0, overwrite: true });
+      let granted: Awaited<ReturnType<typeof oauth.finish>>;
+      try {
+        granted = await oauth.finish({ network: ctx.params.network!, flow, query: ctx.query, actor: kit.actorOf(ctx) });
+      } catch (error) {
+        if (!(error instanceof AppError) || error.code === 'internal_error') throw error;
+        await render(ctx, [{ kind: 'error', text: error.message }]);
+        ctx.status = 400;
+        return;
+      }
+      const stored = await channelAccounts.connectGranted(scope, granted.network, granted.identities);
+      for (const { account, reconnected } of stored) {
+        await kit.recordAudit(ctx, {
+          action: reconnected ? 'channel_account.reconnect' : 'channel_account.connect',
+          targetType: 'channel_account',
+          targetId: account.id,
+          details: { network: account.network, handle: account.handle, kind: account.kind },
+        });
+      }
+      // A redirect, so that reloading the page does not replay the (single-use) code.
+      ctx.redirect(`/w/${scope.workspaceId}/channels?connected=${stored.map(({ account }) => account.id).join(',')}`);
+    },
+  );
 
   router.post('/w/:workspaceId/channels', ...kit.workspaceAction('channels:manage', render), async (ctx) => {
     const body = ctx.request.body as Record<string, string>;
@@ -177,7 +293,7 @@ function accountCard(chrome: Chrome, view: ChannelsView, account: AccountView): 
       <div>
         ${account.displayName ? html`<strong>${account.displayName}</strong>` : ''}
         <a href="${account.profileUrl}" rel="noopener noreferrer"><strong>@${account.handle}</strong></a>
-        <span class="muted">· ${account.networkName}</span>
+        <span class="muted">· ${account.kindName ?? account.networkName}</span>
       </div>
       ${badge(account.status)}
     </div>
@@ -204,24 +320,13 @@ function accountCard(chrome: Chrome, view: ChannelsView, account: AccountView): 
       </div>
     </dl>
     ${
-      view.canManage
+      view.canManage && view.networks.find((entry) => entry.network === account.network)?.method === 'oauth'
         ? html`<div class="row actions">
-            <details ${account.status === 'needs_reconnect' ? html`open` : ''}>
-              <summary>${account.status === 'disconnected' ? 'Connect again' : 'Reconnect'}</summary>
-              <form method="post" action="/w/${ws.id}/channels/${account.id}/reconnect">
-                <input type="hidden" name="_csrf" value="${chrome.csrf}" />
-                <label for="secret-${account.id}">New app password for @${account.handle}</label>
-                <input
-                  id="secret-${account.id}"
-                  name="secret"
-                  type="password"
-                  autocomplete="off"
-                  required
-                  maxlength="200"
-                />
-                <p><button type="submit">Reconnect @${account.handle}</button></p>
-              </form>
-            </details>
+            <a
+              class="button${account.status === 'needs_reconnect' ? '' : ' secondary'}"
+              href="/w/${ws.id}/channels/connect/${account.network}"
+              >${account.status === 'disconnected' ? 'Connect again' : 'Reconnect'} on ${account.networkName}</a
+            >
             ${
               account.status === 'disconnected'
                 ? ''
@@ -230,7 +335,33 @@ function accountCard(chrome: Chrome, view: ChannelsView, account: AccountView): 
                   >`
             }
           </div>`
-        : ''
+        : view.canManage
+          ? html`<div class="row actions">
+              <details ${account.status === 'needs_reconnect' ? html`open` : ''}>
+                <summary>${account.status === 'disconnected' ? 'Connect again' : 'Reconnect'}</summary>
+                <form method="post" action="/w/${ws.id}/channels/${account.id}/reconnect">
+                  <input type="hidden" name="_csrf" value="${chrome.csrf}" />
+                  <label for="secret-${account.id}">New app password for @${account.handle}</label>
+                  <input
+                    id="secret-${account.id}"
+                    name="secret"
+                    type="password"
+                    autocomplete="off"
+                    required
+                    maxlength="200"
+                  />
+                  <p><button type="submit">Reconnect @${account.handle}</button></p>
+                </form>
+              </details>
+              ${
+                account.status === 'disconnected'
+                  ? ''
+                  : html`<a class="button secondary" href="/w/${ws.id}/channels/${account.id}/disconnect"
+                      >Disconnect @${account.handle}…</a
+                    >`
+              }
+            </div>`
+          : ''
     }
   </li>`;
 }
@@ -255,6 +386,7 @@ function postRow(view: ChannelsView, post: PostView): SafeHtml {
       ${post.link ? html`<br /><span class="muted">Link: ${post.link.display}</span>` : ''}
       ${post.media.length ? html`<br /><span class="muted">${count(post.media.length, 'image')}</span>` : ''}
       ${post.error && post.status !== 'published' ? html`<p class="reason">${post.error.message}</p>` : ''}
+      ${post.removedBy ? html`<p class="reason">Removed on ${NETWORK_NAMES[post.network as ChannelNetwork] ?? post.network} by ${post.removedBy}: people no longer see it.</p>` : ''}
     </td>
     <td>${account ? html`@${account.handle}` : post.accountId}</td>
     <td>${when}</td>
@@ -287,31 +419,51 @@ export function channelsPage(chrome: Chrome, view: ChannelsView, notices: Notice
       }
       ${
         view.canManage
-          ? html`<form method="post" action="/w/${ws.id}/channels" class="card" id="connect">
-              <h2>Connect an account</h2>
-              <input type="hidden" name="_csrf" value="${chrome.csrf}" />
-              <label for="channel-network">Network</label>
-              <select id="channel-network" name="network">
-                ${CHANNEL_NETWORKS.map((network) => html`<option value="${network}">${NETWORK_NAMES[network as ChannelNetwork]}</option>`)}
-              </select>
-              <label for="channel-identifier">Handle</label>
-              <input
-                id="channel-identifier"
-                name="identifier"
-                type="text"
-                required
-                maxlength="253"
-                placeholder="yourbrand.bsky.social"
-                autocomplete="username"
-              />
-              <label for="channel-secret">App password</label>
-              <input id="channel-secret" name="secret" type="password" required maxlength="200" autocomplete="off" />
-              <p class="muted">
-                Create one in Bluesky under Settings → Privacy and security → App passwords. Never use the account's own
-                password: the platform refuses it. The app password is encrypted at rest and shown to no one.
-              </p>
-              <p><button type="submit">Connect</button></p>
-            </form>`
+          ? html`<section class="card" id="connect" aria-labelledby="connect-title">
+              <h2 id="connect-title">Connect an account</h2>
+              <ul class="connect-list">
+                ${view.networks
+                  .filter((entry) => entry.method === 'oauth')
+                  .map((entry) =>
+                    entry.configured
+                      ? html`<li>
+                          <a class="button" href="/w/${ws.id}/channels/connect/${entry.network}"
+                            >${CONNECT_LABELS[entry.network]?.button ?? `Connect ${entry.name}`}</a
+                          >
+                          <p class="muted">${CONNECT_LABELS[entry.network]?.note ?? ''}</p>
+                        </li>`
+                      : html`<li>
+                          <strong>${entry.name}</strong>
+                          <p class="muted">
+                            Not set up yet: the platform's operator registers its ${entry.name} app first (see the
+                            operators' guide, Channels).
+                          </p>
+                        </li>`,
+                  )}
+              </ul>
+              <form method="post" action="/w/${ws.id}/channels" id="connect-bluesky">
+                <h3>Bluesky</h3>
+                <input type="hidden" name="_csrf" value="${chrome.csrf}" />
+                <input type="hidden" name="network" value="bluesky" />
+                <label for="channel-identifier">Handle</label>
+                <input
+                  id="channel-identifier"
+                  name="identifier"
+                  type="text"
+                  required
+                  maxlength="253"
+                  placeholder="yourbrand.bsky.social"
+                  autocomplete="username"
+                />
+                <label for="channel-secret">App password</label>
+                <input id="channel-secret" name="secret" type="password" required maxlength="200" autocomplete="off" />
+                <p class="muted">
+                  Create one in Bluesky under Settings → Privacy and security → App passwords. Never use the account's
+                  own password: the platform refuses it. The app password is encrypted at rest and shown to no one.
+                </p>
+                <p><button type="submit">Connect Bluesky</button></p>
+              </form>
+            </section>`
           : html`<p class="muted">Workspace admins connect accounts.</p>`
       }
       <h2>Posts</h2>

@@ -16,7 +16,7 @@ import {
   type PostOutcome,
   type PostValidation,
 } from '../../domain/channels/channel-posts.service.ts';
-import { NETWORK_RULES } from '../../domain/channels/network-rules.ts';
+import { NETWORK_POST_OPTIONS, NETWORK_RULES } from '../../domain/channels/network-rules.ts';
 import { PostFields } from '../../domain/channels/post-content.ts';
 import { IsoDateTime } from '../../domain/shared/schemas.ts';
 import { count } from '../../views/count.ts';
@@ -49,7 +49,12 @@ function describePost(post: PostView): string {
         .map((name) => `${post.metrics![name]} ${name}`)
         .join(', ')}`
     : '';
-  return `Post ${post.id} is ${post.status}${when}: "${clip(post.text.replace(/\s+/g, ' '))}"${post.media.length ? ` with ${count(post.media.length, 'image')}` : ''}${metrics}.`;
+  const ratio =
+    typeof post.metrics?.upvoteRatio === 'number' ? `, ${Math.round(post.metrics.upvoteRatio * 100)}% upvoted` : '';
+  const removed = post.removedBy
+    ? ` It was removed on the network (by ${post.removedBy}): people no longer see it.`
+    : '';
+  return `Post ${post.id} is ${post.status}${when}: "${clip(post.text.replace(/\s+/g, ' '))}"${post.media.length ? ` with ${count(post.media.length, post.media.some((item) => item.mimeType.startsWith('video/')) ? 'video' : 'image')}` : ''}${metrics}${ratio}.${removed}`;
 }
 
 function describeValidation(validation: PostValidation): string {
@@ -246,14 +251,32 @@ export function createChannelTools(network: ChannelNetwork): [ToolDefinition, To
     'retry',
   ] as const;
   const fields = PostFields.shape;
+  // The network's own fields (a subreddit and flair, a privacy level, …) are top-level arguments like the rest
+  // (flat schemas), gathered into the post's `options` before the service sees them.
+  const optionShape = NETWORK_POST_OPTIONS[network].shape as Record<string, z.ZodType>;
+  const optionNames = Object.keys(optionShape);
+  const video = rules.maxVideos > 0 ? { videoJobId: fields.videoJobId } : {};
   const content = {
     variantId: fields.variantId,
     text: fields.text,
     includeLink: fields.includeLink,
     imageJobIds: fields.imageJobIds,
+    ...video,
     useVariantImages: fields.useVariantImages,
     altTexts: fields.altTexts,
     langs: fields.langs,
+    ...optionShape,
+  };
+  /** The arguments with the network's own fields moved into `options`. */
+  const gatherOptions = <T extends Record<string, unknown>>(args: T): T => {
+    const options: Record<string, unknown> = {};
+    const rest: Record<string, unknown> = {};
+    for (const [name, value] of Object.entries(args)) {
+      if (optionNames.includes(name)) {
+        if (value !== undefined) options[name] = value;
+      } else rest[name] = value;
+    }
+    return (Object.keys(options).length ? { ...rest, options } : rest) as T;
   };
   const newPost = { accountId: fields.accountId.optional(), ...content };
   /** A post named by id, or a new one from its content and account: never both. */
@@ -281,7 +304,7 @@ export function createChannelTools(network: ChannelNetwork): [ToolDefinition, To
   };
   const splitTarget = <T extends { postId?: string; accountId?: string }>(args: T) => {
     const { postId, ...rest } = args as T & Record<string, unknown>;
-    return postId ? { postId } : { fields: rest as unknown as z.input<typeof PostFields> };
+    return postId ? { postId } : { fields: gatherOptions(rest) as unknown as z.input<typeof PostFields> };
   };
   const scheduledAt = IsoDateTime.describe('When to publish (ISO 8601 with offset).');
 
@@ -292,13 +315,19 @@ export function createChannelTools(network: ChannelNetwork): [ToolDefinition, To
       `Post to ${networkName} from a connected account. A post is written directly (text) or made from a campaign`,
       'variant (variantId): its social caption and hashtags, else headline and body; an attributed link to the',
       "campaign's brand page (so visits and conversions count for the post); its images, or still renders",
-      `(imageJobIds from render_video still). ${networkName}: at most ${rules.textLimit} ${rules.textUnit} with the link,`,
-      `${rules.maxImages} images of at most ${rules.maxImageBytes.toLocaleString('en-US')} bytes each, alt text for every image.`,
+      `(imageJobIds from render_video still)${rules.maxVideos > 0 ? ', or a video render (videoJobId)' : ''}.`,
+      `${networkName}: at most ${rules.textLimit.toLocaleString('en-US')} ${rules.textUnit} with the link;`,
+      rules.maxImages > 0
+        ? `${count(rules.maxImages, 'image')} of at most ${rules.maxImageBytes.toLocaleString('en-US')} bytes each${rules.altTextLimit > 0 ? ', alt text for every image' : ''}.`
+        : 'no images.',
       'Validate first (a dry run that changes nothing) and fix every issue it names. ASK THE USER TO CONFIRM before',
       'schedule, publish_now and retry (they put content on a public network under the brand’s name) and before',
-      `delete (a published post is deleted on ${networkName} too; it cannot be undone). Scheduling and publishing run as a`,
+      rules.deletePublished === false
+        ? `delete (of a post not yet published; ${networkName}'s API cannot delete a published one). Scheduling and publishing run as a`
+        : `delete (a published post is deleted on ${networkName} too; it cannot be undone). Scheduling and publishing run as a`,
       `job with a task handle; follow it with ${names.read} get_post.`,
       rules.editPublished ? '' : `${networkName} does not allow editing a published post: delete it and post again.`,
+      rules.guidance ?? '',
     ]
       .filter(Boolean)
       .join(' '),
@@ -328,11 +357,19 @@ export function createChannelTools(network: ChannelNetwork): [ToolDefinition, To
       ),
       includeLink: fields.includeLink.describe("Add the variant's attributed link (default true with variantId)."),
       imageJobIds: fields.imageJobIds.describe('Still renders (render_video still) to attach, in order (job ids).'),
+      ...(rules.maxVideos > 0
+        ? {
+            videoJobId: fields.videoJobId.describe(
+              'A video render (render_video video or campaign, job id) to post instead of images.',
+            ),
+          }
+        : {}),
       useVariantImages: fields.useVariantImages.describe(
         "Attach the variant's stored images (default true with variantId and no imageJobIds).",
       ),
       altTexts: fields.altTexts.describe('Alt text per image, in order (defaults describe the image).'),
       langs: fields.langs.describe('Languages of the text (BCP 47, e.g. ["en"]).'),
+      ...optionShape,
       scheduledAt: scheduledAt
         .optional()
         .describe('schedule (required), reschedule (required), retry (optional: default now).'),
@@ -368,7 +405,7 @@ export function createChannelTools(network: ChannelNetwork): [ToolDefinition, To
           .object({ action: z.literal('validate'), postId: Ids.channelPost.optional(), ...newPost })
           .superRefine(targetRule),
         async run(ctx, { action: _action, ...args }) {
-          const validation = await ctx.services.channelPosts.validate(ctx.scope, network, args as never);
+          const validation = await ctx.services.channelPosts.validate(ctx.scope, network, gatherOptions(args) as never);
           return { structured: { action: 'validate', validation }, text: describeValidation(validation) };
         },
       }),
@@ -377,7 +414,7 @@ export function createChannelTools(network: ChannelNetwork): [ToolDefinition, To
         permission: 'content:write',
         input: z.object({ action: z.literal('draft'), accountId: fields.accountId, ...content }),
         async run(ctx, { action: _action, ...fields }) {
-          const outcome = await ctx.services.channelPosts.draft(ctx.scope, network, fields);
+          const outcome = await ctx.services.channelPosts.draft(ctx.scope, network, gatherOptions(fields) as never);
           return answer(
             'draft',
             outcome,
@@ -421,7 +458,7 @@ export function createChannelTools(network: ChannelNetwork): [ToolDefinition, To
         },
       }),
       update: defineAction({
-        summary: `change a draft, scheduled or failed post's content (text, variantId, images, includeLink, langs); optional expectedVersion.`,
+        summary: `change a draft, scheduled or failed post's content (text, variantId, images, includeLink, langs${optionNames.length ? `, ${optionNames.join(', ')}` : ''}); optional expectedVersion.`,
         permission: 'content:write',
         input: z.object({
           action: z.literal('update'),
@@ -430,7 +467,7 @@ export function createChannelTools(network: ChannelNetwork): [ToolDefinition, To
           ...content,
         }),
         async run(ctx, { action: _action, ...args }) {
-          const outcome = await ctx.services.channelPosts.update(ctx.scope, network, args);
+          const outcome = await ctx.services.channelPosts.update(ctx.scope, network, gatherOptions(args) as never);
           return answer(
             'update',
             outcome,

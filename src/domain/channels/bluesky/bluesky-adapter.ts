@@ -34,6 +34,7 @@ import { CredentialsRefusedError } from '../channel-adapter.ts';
 import type { ChannelQuota } from '../channel-account.entity.ts';
 import { unknownMetrics, type ChannelMetricCounts } from '../channel-networks.ts';
 import {
+  BLUESKY_POST_OPTIONS,
   BLUESKY_RULES,
   composePost,
   POST_COLLECTION,
@@ -262,6 +263,7 @@ export function createBlueskyAdapter(options: BlueskyAdapterOptions): ChannelAda
   return {
     network: 'bluesky',
     rules: BLUESKY_RULES,
+    postOptions: BLUESKY_POST_OPTIONS,
 
     async connect(request) {
       const identifier = request.identifier.trim().replace(/^@/, '');

@@ -10,6 +10,7 @@
  * that service needs a real deployment to test against, which the platform does not have, so videos are
  * refused up front instead of being posted in a form the app may not play.
  */
+import { z } from 'zod';
 import { AppBskyRichtextFacet, lexicons, RichText } from '@atproto/api';
 import { isValidLanguage } from '@atproto/syntax';
 import type { NetworkRules, PostContent, PreviewFacet, ValidationIssue, ValidationResult } from '../channel-adapter.ts';
@@ -38,6 +39,9 @@ const tagDef = lexicons.getDefOrThrow('app.bsky.richtext.facet#tag') as unknown 
 };
 
 /** The limits of a Bluesky post: the lexicon's, plus the platform's stated ones (see the module comment). */
+/** Bluesky posts have no fields of their own beyond text, link, images and languages. */
+export const BLUESKY_POST_OPTIONS = z.object({});
+
 export const BLUESKY_RULES: NetworkRules = {
   textLimit: postRecord.record.properties.text.maxGraphemes ?? 300,
   textUnit: 'graphemes',
