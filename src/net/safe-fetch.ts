@@ -348,11 +348,29 @@ export function createSafeFetch(options: SafeFetchOptions = {}) {
    * one is returned as is), bounded time and response size. A refusal or a connection failure throws
    * `FetchRefusedError`; a response of any status is returned, for the client to read.
    */
+  function headerRecord(headers: Headers): Record<string, string> {
+    const record: Record<string, string> = {};
+    headers.forEach((value, name) => {
+      record[name] = value;
+    });
+    return record;
+  }
+
   async function apiFetch(input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
     // A Request carries its own method, headers and body; what `init` names wins, as with fetch itself.
     const request = input instanceof Request ? input : null;
     const url = checkUrl(input instanceof Request ? input.url : input);
-    const body = init.body ?? request?.body ?? null;
+    let body = init.body ?? request?.body ?? null;
+    const headers = new Headers((init.headers ?? request?.headers) as HeadersInit | undefined);
+    // The runtime's FormData, URLSearchParams and Blob are not the bundled undici's classes: undici would send
+    // them as the text "[object FormData]". Encode them here as fetch would (multipart with its boundary, a
+    // url-encoded form), with the content type that goes with them.
+    if (body instanceof FormData || body instanceof URLSearchParams || body instanceof Blob) {
+      const encoded = new Response(body);
+      const type = encoded.headers.get('content-type');
+      if (type && !headers.has('content-type')) headers.set('content-type', type);
+      body = new Uint8Array(await encoded.arrayBuffer());
+    }
     const timeout = AbortSignal.timeout(API_TIMEOUT_MS);
     const signals = [timeout, init.signal, request?.signal].filter((signal): signal is AbortSignal => Boolean(signal));
     const signal = signals.length > 1 ? AbortSignal.any(signals) : timeout;
@@ -360,7 +378,7 @@ export function createSafeFetch(options: SafeFetchOptions = {}) {
     try {
       response = await undiciFetch(url, {
         method: init.method ?? request?.method ?? 'GET',
-        headers: (init.headers ?? request?.headers) as never,
+        headers: headerRecord(headers),
         body: body as never,
         ...(body ? { duplex: 'half' } : {}),
         redirect: 'manual',

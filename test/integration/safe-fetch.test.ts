@@ -951,6 +951,32 @@ describe('apiFetch', () => {
     });
   });
 
+  it('sends a FormData body as multipart/form-data, files included (uploads to Reddit and Meta)', async () => {
+    const form = new FormData();
+    form.set('caption', 'New in');
+    form.set('source', new Blob([Buffer.from('PNGBYTES')], { type: 'image/png' }), 'still.png');
+    const answer = (await (await safe.apiFetch(`${base}/echo`, { method: 'POST', body: form })).json()) as {
+      headers: Record<string, string>;
+      body: string;
+    };
+    expect(answer.headers['content-type']).toMatch(/^multipart\/form-data; boundary=/);
+    // Read back as a server reads it: the fields and the file as they were sent.
+    const parsed = await new Response(answer.body, {
+      headers: { 'content-type': answer.headers['content-type']! },
+    }).formData();
+    expect(parsed.get('caption')).toBe('New in');
+    const file = parsed.get('source') as File;
+    expect(file.name).toBe('still.png');
+    expect(file.type).toBe('image/png');
+    expect(await file.text()).toBe('PNGBYTES');
+    // A URLSearchParams body is a form, with its content type.
+    const urlEncoded = (await (
+      await safe.apiFetch(`${base}/echo`, { method: 'POST', body: new URLSearchParams({ sr: 'test', kind: 'self' }) })
+    ).json()) as { headers: Record<string, string>; body: string };
+    expect(urlEncoded.headers['content-type']).toMatch(/^application\/x-www-form-urlencoded/);
+    expect(urlEncoded.body).toBe('sr=test&kind=self');
+  });
+
   it('returns a redirect as it is, without following it', async () => {
     const before = shopRequests.length;
     const response = await safe.apiFetch(`${base}/chain?n=0`);
