@@ -64,7 +64,7 @@ code,.secret{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;word-break:
 .muted{color:#4a515c;font-size:.9rem}.inline{display:inline}.row{display:flex;gap:12px;align-items:end;flex-wrap:wrap}
 .filters{margin-bottom:16px}
 fieldset{border:1px solid #d5d9e0;border-radius:6px;padding:12px 16px}legend{font-weight:600}
-a.button{display:inline-block;padding:8px 16px;border-radius:6px;border:1px solid #0b57d0;text-decoration:none}
+a.button{display:inline-block;padding:8px 16px;border-radius:6px;border:1px solid #0b57d0;text-decoration:none;background:#0b57d0;color:#fff}
 a.button.secondary{background:#fff;color:#0b57d0}
 .badge{display:inline-block;padding:2px 10px;border-radius:999px;font-size:.8rem;font-weight:600;white-space:nowrap;background:#eceff3;color:#3c434d}
 .badge.ok{background:#e6f4ea;color:#0d652d}.badge.warn{background:#fef7e0;color:#7a4f01}
@@ -77,6 +77,12 @@ details>summary{cursor:pointer;color:#0b57d0;font-weight:600;padding:8px 0}
 .facts{display:grid;grid-template-columns:repeat(auto-fit,minmax(200px,1fr));gap:8px 16px;margin:12px 0}
 .facts dt{font-size:.8rem;color:#4a515c;text-transform:uppercase;letter-spacing:.04em}.facts dd{margin:0}
 .actions{align-items:center}
+.network-tag{display:inline-block;padding:1px 8px;margin-right:6px;border-radius:4px;font-size:.75rem;font-weight:700;letter-spacing:.02em;background:#eceff3;color:#1b1f24;vertical-align:1px}
+.network-tag.bluesky{background:#e3effd;color:#0a4a9c}.network-tag.meta{background:#e7edfa;color:#1c3f94}
+.network-tag.reddit{background:#fdebe3;color:#8f2c00}.network-tag.tiktok{background:#e9f7f7;color:#0d4f4f}
+.account-head strong{overflow-wrap:anywhere}
+.connect-list{list-style:none;padding:0;margin:0 0 8px;display:grid;gap:16px}.connect-list li{margin:0}
+.connect-list p{margin:6px 0 0}#connect h3{margin:24px 0 0;padding-top:16px;border-top:1px solid #e3e6ea}
 `;
 
 export interface PageOptions {

@@ -175,8 +175,12 @@ describe('connecting through a network’s OAuth (Reddit’s stand-in)', () => {
     const start = await owner.request(`/w/${other.workspaceId}/channels/connect/reddit`);
     const back = new URL(await reddit.decline(start.location!));
     const answer = await owner.request(`${back.pathname}${back.search}`);
-    expect(answer.status).toBe(400);
-    expect(answer.text).toContain('No account was connected: access was not granted on Reddit.');
+    // Back to the Channels page itself, with a neutral notice (a choice, not an error).
+    expect(answer.status).toBe(302);
+    expect(answer.location).toBe(`/w/${other.workspaceId}/channels?declined=reddit`);
+    const page = await owner.request(answer.location!);
+    expect(page.text).toMatch(/class="notice warn" role="status"/);
+    expect(page.text).toContain('No account was connected: access was not granted on Reddit.');
     expect(await redditAccounts(other.workspaceId)).toEqual([]);
   });
 

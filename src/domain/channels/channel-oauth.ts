@@ -156,7 +156,8 @@ export function createChannelOAuth(options: {
           denied
             ? `No account was connected: access was not granted on ${name}.`
             : `${name} refused the sign-in (${input.query.error}${description ? `: ${description.slice(0, 200)}` : ''}). ${restart}`,
-          { field: 'code' },
+          // A person who pressed Cancel made a choice; the page says so without an error.
+          { field: 'code', declined: denied },
         );
       }
       const code = typeof input.query.code === 'string' ? input.query.code : '';

@@ -8,7 +8,13 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { can } from '../../auth/permissions.ts';
-import { CHANNEL_METRICS, NETWORK_NAMES, type ChannelNetwork } from '../../domain/channels/channel-networks.ts';
+import {
+  CHANNEL_METRICS,
+  CHANNEL_NETWORKS,
+  isChannelNetwork,
+  NETWORK_NAMES,
+  type ChannelNetwork,
+} from '../../domain/channels/channel-networks.ts';
 import { POST_STATUSES, type PostStatus } from '../../domain/channels/channel-status.ts';
 import type { AccountView, PostView } from '../../domain/channels/channel-views.ts';
 import { count } from '../../views/count.ts';
@@ -96,9 +102,18 @@ export function channelRoutes(router: Router, kit: DashboardKit): void {
     // Back from a network's consent page (`/channels/oauth/:network/callback`): say what was connected.
     const connected = typeof ctx.query.connected === 'string' ? ctx.query.connected.split(',').slice(0, 50) : [];
     const notices: Notice[] = [];
+    const declined = ctx.query.declined;
+    if (isChannelNetwork(declined)) {
+      notices.push({
+        kind: 'warn',
+        text: `No account was connected: access was not granted on ${NETWORK_NAMES[declined]}. Connect again whenever you are ready.`,
+      });
+    }
     if (connected.length) {
-      const accounts = (await channelAccounts.list(kit.scopeOf(ctx), { limit: 100 })).items.filter((account) =>
-        connected.includes(account.id),
+      const accounts = byNetwork(
+        (await channelAccounts.list(kit.scopeOf(ctx), { limit: 100 })).items.filter((account) =>
+          connected.includes(account.id),
+        ),
       );
       if (accounts.length) {
         notices.push({
@@ -159,6 +174,11 @@ export function channelRoutes(router: Router, kit: DashboardKit): void {
         granted = await oauth.finish({ network: ctx.params.network!, flow, query: ctx.query, actor: kit.actorOf(ctx) });
       } catch (error) {
         if (!(error instanceof AppError) || error.code === 'internal_error') throw error;
+        if (error.details?.declined === true) {
+          // Back to the page itself (not this callback URL), with a neutral word: nothing went wrong.
+          ctx.redirect(`/w/${scope.workspaceId}/channels?declined=${encodeURIComponent(ctx.params.network!)}`);
+          return;
+        }
         await render(ctx, [{ kind: 'error', text: error.message }]);
         ctx.status = 400;
         return;
@@ -251,7 +271,7 @@ export function channelRoutes(router: Router, kit: DashboardKit): void {
         {
           kind: 'ok',
           text:
-            `Disconnected @${account.handle}: the platform signed out and erased its app password. ` +
+            `Disconnected @${account.handle}: the platform signed out and erased its ${account.network === 'bluesky' ? 'app password' : 'tokens'}. ` +
             (stopped.length
               ? `${count(stopped.length, 'scheduled post')} stopped: marked failed, ready to retry once an account is reconnected.`
               : 'It had no scheduled posts.'),
@@ -266,6 +286,29 @@ export function channelRoutes(router: Router, kit: DashboardKit): void {
       await render(ctx, notices);
     },
   );
+}
+
+/** What a network is called on a button, short (Meta's sign-in is Facebook's). */
+const SHORT_NAMES: Record<ChannelNetwork, string> = {
+  bluesky: 'Bluesky',
+  meta: 'Facebook',
+  reddit: 'Reddit',
+  tiktok: 'TikTok',
+};
+
+const KIND_ORDER = ['facebook_page', 'instagram'];
+
+/** Accounts grouped as people look for them: by network, a Page before its Instagram account, then by handle. */
+function byNetwork(accounts: AccountView[]): AccountView[] {
+  const rank = (account: AccountView) => [
+    CHANNEL_NETWORKS.indexOf(account.network as ChannelNetwork),
+    KIND_ORDER.indexOf(account.kind ?? ''),
+  ];
+  return [...accounts].sort((a, b) => {
+    const [na, ka] = rank(a);
+    const [nb, kb] = rank(b);
+    return na! - nb! || ka! - kb! || a.handle.localeCompare(b.handle);
+  });
 }
 
 const minute = (iso: string | null) => (iso ? `${iso.slice(0, 16).replace('T', ' ')} UTC` : '—');
@@ -292,8 +335,10 @@ function accountCard(chrome: Chrome, view: ChannelsView, account: AccountView): 
     <div class="account-head">
       <div>
         ${account.displayName ? html`<strong>${account.displayName}</strong>` : ''}
+        <span class="network-tag ${account.network}"
+          >${account.kindName ?? SHORT_NAMES[account.network as ChannelNetwork] ?? account.networkName}</span
+        >
         <a href="${account.profileUrl}" rel="noopener noreferrer"><strong>@${account.handle}</strong></a>
-        <span class="muted">· ${account.kindName ?? account.networkName}</span>
       </div>
       ${badge(account.status)}
     </div>
@@ -325,7 +370,8 @@ function accountCard(chrome: Chrome, view: ChannelsView, account: AccountView): 
             <a
               class="button${account.status === 'needs_reconnect' ? '' : ' secondary'}"
               href="/w/${ws.id}/channels/connect/${account.network}"
-              >${account.status === 'disconnected' ? 'Connect again' : 'Reconnect'} on ${account.networkName}</a
+              >${account.status === 'disconnected' ? 'Connect again' : 'Reconnect'} on
+              ${SHORT_NAMES[account.network as ChannelNetwork] ?? account.networkName}</a
             >
             ${
               account.status === 'disconnected'
@@ -382,13 +428,27 @@ function postRow(view: ChannelsView, post: PostView): SafeHtml {
   return html`<tr id="post-${post.id}">
     <td>${badge(post.status)}</td>
     <td>
+      ${
+        typeof post.options.title === 'string'
+          ? html`<strong>${post.options.title}</strong
+              >${typeof post.options.subreddit === 'string' ? html` <span class="muted">in r/${post.options.subreddit}</span>` : ''}<br />`
+          : ''
+      }
       <span class="post-text">${post.text.length > 140 ? `${post.text.slice(0, 139)}…` : post.text}</span>
       ${post.link ? html`<br /><span class="muted">Link: ${post.link.display}</span>` : ''}
-      ${post.media.length ? html`<br /><span class="muted">${count(post.media.length, 'image')}</span>` : ''}
+      ${
+        post.media.length
+          ? html`<br /><span class="muted"
+                >${count(post.media.length, post.media.some((item) => item.mimeType.startsWith('video/')) ? 'video' : 'image')}</span
+              >`
+          : ''
+      }
       ${post.error && post.status !== 'published' ? html`<p class="reason">${post.error.message}</p>` : ''}
       ${post.removedBy ? html`<p class="reason">Removed on ${NETWORK_NAMES[post.network as ChannelNetwork] ?? post.network} by ${post.removedBy}: people no longer see it.</p>` : ''}
     </td>
-    <td>${account ? html`@${account.handle}` : post.accountId}</td>
+    <td>
+      ${account ? html`@${account.handle}<br /><span class="muted">${account.kindName ?? account.networkName}</span>` : post.accountId}
+    </td>
     <td>${when}</td>
     <td>
       ${post.externalUrl && post.status === 'published' ? html`<a href="${post.externalUrl}" rel="noopener noreferrer">View post</a>` : ''}
@@ -399,8 +459,8 @@ function postRow(view: ChannelsView, post: PostView): SafeHtml {
 
 export function channelsPage(chrome: Chrome, view: ChannelsView, notices: Notice[] = []): string {
   const ws = chrome.current!;
-  const active = view.accounts.filter((account) => account.status !== 'disconnected');
-  const disconnected = view.accounts.filter((account) => account.status === 'disconnected');
+  const active = byNetwork(view.accounts.filter((account) => account.status !== 'disconnected'));
+  const disconnected = byNetwork(view.accounts.filter((account) => account.status === 'disconnected'));
   return shell(
     'Channels',
     chrome,

@@ -25,6 +25,7 @@
  * `publishElsewhere`, `posts`, and the shell's `hold`, `exchanges` and `violations` (every exchange but the
  * consent pages is checked against Meta's specification, `loadSpecChecker('meta')`).
  */
+import { testFetch } from '../http.ts';
 import { createHash, randomBytes } from 'node:crypto';
 import {
   startStandin,
@@ -782,7 +783,7 @@ export async function startMetaStandin(options: MetaStandinOptions = {}): Promis
 
   async function fetchMedia(url: string): Promise<{ bytes: Buffer; contentType: string } | null> {
     try {
-      const response = await fetch(url, { signal: AbortSignal.timeout(10_000) });
+      const response = await testFetch(url, { signal: AbortSignal.timeout(10_000) });
       if (!response.ok) return null;
       return {
         bytes: Buffer.from(await response.arrayBuffer()),

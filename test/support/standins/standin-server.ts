@@ -6,6 +6,11 @@
  * stand-in that drifts from the real API, or a platform request the real API would not take, shows up in
  * `violations` and fails the test that asserts there are none.
  *
+ * Media the networks fetch from the platform (Instagram's `image_url`, TikTok's `PULL_FROM_URL`) are fetched
+ * with the tests' loopback-aware fetch: the platform's host names (`app.localhost`) resolve to loopback, as
+ * browsers resolve them. A browser's own `/favicon.ico` request is no exchange with the API: answered 404,
+ * unrecorded.
+ *
  * Test hooks every stand-in gets:
  * - `hold(match)`: the next matching request is fully served (the network has acted on it) but its answer is
  *   kept back until `release()`: what a worker killed after the network accepted a post looks like.
@@ -173,6 +178,10 @@ export async function startStandin(options: StandinOptions): Promise<StandinServ
           raw,
           body: await parseBody(method, url, headers, raw),
         };
+        if (method === 'GET' && url.pathname === '/favicon.ico') {
+          res.writeHead(404).end();
+          return;
+        }
         let response: StandinResponse | null = null;
         try {
           for (const route of options.routes) {

@@ -11,6 +11,7 @@
  * timers. What TikTok checks inside a video file (codec, duration, frame rate) is not checked beyond the
  * container's signature: `failNextPublish(reason)` makes a publish fail the way TikTok reports it.
  */
+import { testFetch } from '../http.ts';
 import { createHash, randomBytes, randomInt } from 'node:crypto';
 import {
   startStandin,
@@ -631,7 +632,7 @@ export async function startTikTokStandin(options: TikTokStandinOptions = {}): Pr
   /** TikTok downloads the video itself, over HTTP, right after the init. */
   async function pull(publish: StandinPublish, videoUrl: string): Promise<void> {
     try {
-      const response = await fetch(videoUrl);
+      const response = await testFetch(videoUrl);
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
       publish.data = Buffer.from(await response.arrayBuffer());
       publish.videoSize = publish.data.length;
