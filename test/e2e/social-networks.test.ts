@@ -13,6 +13,7 @@
  * a network does not give are null, never 0). The agent deletes the Meta and Reddit posts on the networks;
  * TikTok, whose API cannot delete a published video, refuses that with the reason, and deletes a draft.
  */
+import { standinEnv } from '../support/standins/standin-env.ts';
 import { imageSize } from 'image-size';
 import type { Browser, Page } from 'playwright-core';
 import { v7 as uuidv7 } from 'uuid';
@@ -92,19 +93,7 @@ beforeAll(async () => {
     env: {
       RATE_LIMIT_PER_MINUTE: '100000',
       CHANNEL_PUBLISH_RETRY_SECONDS: '1',
-      META_APP_ID: meta.appId,
-      META_APP_SECRET: meta.appSecret,
-      META_GRAPH_URL: meta.url,
-      META_DIALOG_URL: meta.url,
-      REDDIT_CLIENT_ID: reddit.clientId,
-      REDDIT_CLIENT_SECRET: reddit.clientSecret,
-      REDDIT_AUTH_URL: reddit.url,
-      REDDIT_API_URL: reddit.url,
-      REDDIT_USER_AGENT: 'web:com.example.campaigns:1.0 (by /u/example)',
-      TIKTOK_CLIENT_KEY: tiktok.clientKey,
-      TIKTOK_CLIENT_SECRET: tiktok.clientSecret,
-      TIKTOK_AUTH_URL: tiktok.url,
-      TIKTOK_API_URL: tiktok.url,
+      ...standinEnv({ meta, reddit, tiktok }),
     },
   });
   tenant = await createTenant(platform.container, { name: 'Fjell Outdoor', password: PASSWORD });

@@ -4,6 +4,7 @@
  * nothing changes); another workspace's account is "not found" from this workspace's pages; and the page never
  * carries a credential.
  */
+import { standinEnv } from '../support/standins/standin-env.ts';
 import { randomBytes } from 'node:crypto';
 import { ChannelAccount } from '../../src/domain/channels/channel-account.entity.ts';
 import { CHANNEL_NETWORKS } from '../../src/domain/channels/channel-networks.ts';
@@ -106,11 +107,7 @@ describe('connecting through a network’s OAuth (Reddit’s stand-in)', () => {
     oauthPlatform = await startTestPlatform({
       label: 'dashoauth',
       env: {
-        REDDIT_CLIENT_ID: reddit.clientId,
-        REDDIT_CLIENT_SECRET: reddit.clientSecret,
-        REDDIT_AUTH_URL: reddit.url,
-        REDDIT_API_URL: reddit.url,
-        REDDIT_USER_AGENT: 'web:com.example.campaigns:1.0 (by /u/example)',
+        ...standinEnv({ reddit }),
       },
     });
     tenant = await createTenant(oauthPlatform.container, { name: 'Alpha Outfitters', password: PASSWORD });

@@ -4,6 +4,7 @@
  * against the subreddit's rules (flair required), drafted, published by the post workflow on a real worker, its
  * score and comments pulled, a moderator's removal shown, and the post deleted on Reddit.
  */
+import { standinEnv } from '../support/standins/standin-env.ts';
 import { startRedditStandin, type RedditStandin } from '../support/standins/reddit-standin.ts';
 import { connectThroughOAuth, ownerScope, publishedCampaign, waitForPost } from '../support/channels.ts';
 import { createTenant, type Tenant } from '../support/factories.ts';
@@ -21,11 +22,7 @@ beforeAll(async () => {
     label: 'redditpub',
     worker: true,
     env: {
-      REDDIT_CLIENT_ID: reddit.clientId,
-      REDDIT_CLIENT_SECRET: reddit.clientSecret,
-      REDDIT_AUTH_URL: reddit.url,
-      REDDIT_API_URL: reddit.url,
-      REDDIT_USER_AGENT: 'web:com.example.campaigns:1.0 (by /u/example)',
+      ...standinEnv({ reddit }),
     },
   });
   tenant = await createTenant(platform.container);
