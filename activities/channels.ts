@@ -12,7 +12,7 @@ import { ChannelPost, type PostError } from '../src/domain/channels/channel-post
 import { pullChannelMetrics, type MetricsPullResult } from '../src/domain/channels/channel-metrics.ts';
 import { contentOf } from '../src/domain/channels/post-content.ts';
 import { movePost, unscheduling } from '../src/domain/channels/post-rows.ts';
-import { dailyAllowance, refuseOverAllowance } from '../src/domain/channels/daily-allowance.ts';
+import { claimAllowance } from '../src/domain/channels/daily-allowance.ts';
 import { jpegCopyOf } from '../src/domain/media/jpeg-copies.ts';
 import { ConflictError, NotFoundError, RateLimitedError } from '../src/errors.ts';
 import type { ActivityDeps } from './deps.ts';
@@ -71,10 +71,10 @@ export function createChannelActivities(deps: ActivityDeps) {
           // what the first try saved, not from what this attempt started with.
           let progress = post.publishProgress ?? null;
           try {
-            // A network's daily allowance (Instagram's 50 posts) is counted from the platform's own rows.
-            const now = new Date();
+            // A network's daily allowance (Instagram's 50 posts) is counted from the platform's own rows; the post
+            // takes its place before it is sent.
             const rules = channels.adapters.get(account.network).rules;
-            refuseOverAllowance(await dailyAllowance(scope.em, account, rules, now), account, now);
+            await claimAllowance(scope.em, account, rules, post.id, new Date());
             return await channels.access.withClient(scope, account, (client) =>
               client.publish({
                 content: contentOf(post),

@@ -171,14 +171,15 @@ export async function channelPostWorkflow(input: ChannelPostInput): Promise<Chan
           await bookkeeping.completeJob(jobId, { postId, ...published });
           return { postId, outcome: 'published', ...published };
         } catch (error) {
-          const wait = rateLimitWait(error);
-          if (wait === null || waits >= MAX_RATE_LIMIT_WAITS) throw error;
+          const limited = rateLimitWait(error);
+          if (limited === null || waits >= MAX_RATE_LIMIT_WAITS) throw error;
           await bookkeeping.reportJobProgress(jobId, {
             fraction: 0.5,
             step: 'rate_limited',
-            message: `The network's rate limit is used up; publishing again in ${wait} s`,
+            // The limit's own words (Instagram's 50 a day names the time it frees up), then the wait.
+            message: `${limited.reason ? `${limited.reason.replace(/[.\s]+$/, '')}. ` : "The network's rate limit is used up; "}Publishing again in ${limited.seconds} s`,
           });
-          await sleep(wait * 1000);
+          await sleep(limited.seconds * 1000);
         }
       }
     });
@@ -207,12 +208,12 @@ export async function channelPostWorkflow(input: ChannelPostInput): Promise<Chan
   }
 }
 
-/** The wait a rate-limited attempt asks for (seconds), or null when the error is something else. */
-function rateLimitWait(error: unknown): number | null {
+/** The wait a rate-limited attempt asks for (seconds) and why, or null when the error is something else. */
+function rateLimitWait(error: unknown): { seconds: number; reason: string } | null {
   const cause = error instanceof ActivityFailure ? error.cause : error;
   if (!(cause instanceof ApplicationFailure) || cause.type !== 'rate_limited') return null;
   const details = cause.details?.[0] as { retryAfterSeconds?: number } | undefined;
-  return Math.max(1, Math.ceil(details?.retryAfterSeconds ?? 60));
+  return { seconds: Math.max(1, Math.ceil(details?.retryAfterSeconds ?? 60)), reason: cause.message };
 }
 
 /** The post's and the job's error: the activity's stable code and message, with how long it was tried. */

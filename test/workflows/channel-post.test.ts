@@ -245,9 +245,10 @@ test('a rate limit is slept off as the network asks, without spending an attempt
   expect(calls).toBe(3);
   // Two durable waits of the second the network named.
   expect(timers(history)).toEqual([1000, 1000]);
-  expect(recorded.argsOf('reportJobProgress').filter(([, progress]) => progress.step === 'rate_limited')).toHaveLength(
-    2,
-  );
+  const waits = recorded.argsOf('reportJobProgress').filter(([, progress]) => progress.step === 'rate_limited');
+  expect(waits).toHaveLength(2);
+  // The progress says the network's own words, then the wait.
+  expect(waits[0]![1].message).toBe("Bluesky's rate limit is used up. Publishing again in 1 s");
   expect(recorded.names(['failChannelPost', 'failJob'])).toEqual([]);
 });
 

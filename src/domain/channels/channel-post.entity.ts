@@ -80,6 +80,8 @@ export const ChannelPostSchema = defineEntity({
       .defaultRaw(`'{}'`),
     /** What an interrupted multi-step publish saved (a media container, a publish id); never shown. */
     publishProgress: p.json<PublishProgress>().nullable(),
+    /** When this post, being published, took one of its account's daily places (`daily-allowance.ts`). */
+    allowanceClaimedAt: p.datetime().columnType('timestamptz').nullable(),
     scheduledAt: p.datetime().columnType('timestamptz').nullable(),
     /** The network's key for this post, chosen once (a Bluesky record key, a TID). */
     recordKey: p.string().length(64),

@@ -36,7 +36,7 @@ import type { ChannelAdapters } from './adapters.ts';
 import { NETWORK_NAMES, type ChannelNetwork } from './channel-networks.ts';
 import { ChannelPost } from './channel-post.entity.ts';
 import { EDITABLE_POST_STATUSES, PENDING_POST_STATUSES, type PostStatus } from './channel-status.ts';
-import { normaliseMetrics, toPostView, type PostView } from './channel-views.ts';
+import { ACCOUNT_KIND_NAMES, normaliseMetrics, toPostView, type PostView } from './channel-views.ts';
 import { readPostHistory } from './channel-metrics.ts';
 import {
   contentOf,
@@ -46,6 +46,7 @@ import {
   type PostOptionsInput,
 } from './post-content.ts';
 import { movePost, movePostOrFail, unscheduling } from './post-rows.ts';
+import { dailyAllowance, refuseOverAllowance } from './daily-allowance.ts';
 
 /** The job kind of a network's publishing runs (one kind per network: each belongs to that network's tool). */
 export function channelPostKind(network: string): string {
@@ -137,6 +138,13 @@ export function createChannelPostsService(deps: ChannelPostsDeps) {
     return parsed.data as PostOptions;
   }
 
+  /** `publish_now` with the account's daily allowance used up (Instagram's 50): refused, naming when it frees. */
+  async function refuseWhenAllowanceUsed(scope: WorkspaceScope, account: ChannelAccount): Promise<void> {
+    const at = now();
+    const rules = deps.adapters.get(account.network).rules;
+    refuseOverAllowance(await dailyAllowance(scope.em, account, rules, at), account, at);
+  }
+
   async function reread(scope: WorkspaceScope, postId: string): Promise<ChannelPost> {
     return scope.em.fork().findOneOrFail(ChannelPost, { id: postId }, { populate: ['account'] });
   }
@@ -213,6 +221,20 @@ export function createChannelPostsService(deps: ChannelPostsDeps) {
       }
     }
     const issues = [...result.issues, ...(await platformIssues(scope, current, resolved))];
+    const allowance = await dailyAllowance(scope.em, account, adapter.rules, now());
+    if (allowance && allowance.used >= allowance.limit) {
+      result = {
+        ...result,
+        warnings: [
+          ...result.warnings,
+          {
+            field: 'accountId',
+            rule: 'daily_limit_reached',
+            message: `@${account.handle} has published ${allowance.limit} posts through the API in the last 24 hours, ${account.kind ? (ACCOUNT_KIND_NAMES[account.kind] ?? networkName(account.network)) : networkName(account.network)}'s limit: the next can go out at ${allowance.freesAt.toISOString()} (publish_now is refused until then; a post scheduled earlier waits until then)`,
+          },
+        ],
+      };
+    }
     return {
       ...result,
       valid: issues.length === 0,
@@ -347,7 +369,13 @@ export function createChannelPostsService(deps: ChannelPostsDeps) {
         from: ['draft', 'failed'],
         // A new run starts its multi-step publish afresh (an earlier run's container may have failed or expired);
         // a post the earlier run did get out is found by the adapter's look-up instead.
-        set: { scheduledAt: at, attempts: post.attempts + 1, error: null, publishProgress: null },
+        set: {
+          scheduledAt: at,
+          attempts: post.attempts + 1,
+          error: null,
+          publishProgress: null,
+          allowanceClaimedAt: null,
+        },
         actor: scope.actor,
         details: { scheduledAt: at.toISOString() },
       },
@@ -545,9 +573,11 @@ export function createChannelPostsService(deps: ChannelPostsDeps) {
         }
         const validation = await checkStored(scope, post);
         if (!validation.valid) refuse(validation, 'published');
+        await refuseWhenAllowanceUsed(scope, post.account.getEntity());
         return { ...(await startRun(scope, post, now(), 'publish_now')), validation };
       }
       if (!input.fields) throw new ValidationError('Name the post (postId), or give its content and accountId');
+      await refuseWhenAllowanceUsed(scope, await findAccount(scope, input.fields.accountId, network));
       const { post, validation } = await createDraft(scope, network, input.fields, 'published');
       return { ...(await startRun(scope, post, now(), 'publish_now')), validation };
     },

@@ -26,6 +26,7 @@ export type PostRowChanges = Partial<
     | 'jobId'
     | 'deletedAt'
     | 'publishProgress'
+    | 'allowanceClaimedAt'
   >
 >;
 
