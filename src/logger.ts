@@ -22,6 +22,18 @@ const REDACT = [
   '*.accessJwt',
   '*.refreshJwt',
   '*.credentials',
+  // Meta's, Reddit's and TikTok's tokens as the adapters hold them and as the networks send them, the platform
+  // apps' secrets, and an OAuth flow's PKCE verifier and sealed cookie.
+  '*.userAccessToken',
+  '*.pageAccessToken',
+  '*.access_token',
+  '*.refresh_token',
+  '*.appSecret',
+  '*.clientSecret',
+  '*.client_secret',
+  '*.codeVerifier',
+  '*.code_verifier',
+  '*.flow',
   'password',
   'secret',
   'token',

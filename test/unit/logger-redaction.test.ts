@@ -32,4 +32,28 @@ describe('log redaction', () => {
     for (const secret of ['sealed-payload', 'abcd-efgh-ijkl-mnop', 'eyJhbGciOi']) expect(line).not.toContain(secret);
     expect(JSON.parse(line)).toMatchObject({ account: { id: 'cha_1', credentials: '[redacted]' } });
   });
+
+  it("redacts Meta's, Reddit's and TikTok's tokens, the apps' secrets and an OAuth flow's verifier", () => {
+    const line = logged({
+      meta: { userAccessToken: 'EAAB-user', pageAccessToken: 'EAAB-page', appSecret: 'meta-app-secret' },
+      answer: { access_token: 'act.tiktok-access', refresh_token: 'rft.tiktok-refresh', open_id: 'open-1' },
+      reddit: { clientSecret: 'reddit-secret', client_secret: 'reddit-form-secret' },
+      oauth: { codeVerifier: 'pkce-verifier', code_verifier: 'pkce-form-verifier', flow: 'v2.kid.flow-cookie' },
+    });
+    for (const secret of [
+      'EAAB-user',
+      'EAAB-page',
+      'meta-app-secret',
+      'tiktok-access',
+      'tiktok-refresh',
+      'reddit-secret',
+      'reddit-form-secret',
+      'pkce-verifier',
+      'pkce-form-verifier',
+      'flow-cookie',
+    ]) {
+      expect(line).not.toContain(secret);
+    }
+    expect(JSON.parse(line)).toMatchObject({ answer: { open_id: 'open-1' } });
+  });
 });
