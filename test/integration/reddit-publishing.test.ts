@@ -9,6 +9,8 @@ import { startRedditStandin, type RedditStandin } from '../support/standins/redd
 import { connectThroughOAuth, ownerScope, publishedCampaign, waitForPost } from '../support/channels.ts';
 import { createTenant, type Tenant } from '../support/factories.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { ChannelAccount } from '../../src/domain/channels/channel-account.entity.ts';
+import { acrossWorkspaces } from '../../src/domain/shared/scope.ts';
 import { pullChannelMetrics } from '../../src/domain/channels/channel-metrics.ts';
 
 let reddit: RedditStandin;
@@ -105,6 +107,37 @@ it('refuses a post to a subreddit that requires flair, naming the flairs; publis
   expect(reddit.posts().find((candidate) => candidate.name === published.externalId)?.removedByCategory).toBe(
     'deleted',
   );
+});
+
+it('waits for a spent rate budget to reset instead of sending requests Reddit would refuse', async () => {
+  const em = acrossWorkspaces(platform.container.orm.em);
+  const resetAt = new Date(Date.now() + 45_000).toISOString();
+  await em.nativeUpdate(
+    ChannelAccount,
+    { id: accountId },
+    {
+      quota: { policy: null, limit: 100, remaining: 0, resetAt, observedAt: new Date().toISOString() },
+    },
+  );
+  const sent = reddit.exchanges.length;
+  const checked = await platform.container.services.channelPosts.validate(
+    ownerScope(platform.container, tenant),
+    'reddit',
+    {
+      accountId,
+      text: 'Quiet please',
+      options: { subreddit: 'CampingGear', title: 'A title', flairId: 'flair-news' },
+    },
+  );
+  expect(checked.warnings).toContainEqual(
+    expect.objectContaining({
+      rule: 'network_unchecked',
+      message: expect.stringContaining(`Reddit's rate budget for @fjell_outdoor is used up until ${resetAt}`),
+    }),
+  );
+  // Nothing was sent to Reddit while the budget was spent.
+  expect(reddit.exchanges.length).toBe(sent);
+  await em.nativeUpdate(ChannelAccount, { id: accountId }, { quota: null });
 });
 
 it('every exchange followed Reddit’s specification', () => {

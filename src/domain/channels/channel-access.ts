@@ -16,7 +16,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AuditService } from '../audit/audit.service.ts';
-import { ChannelReconnectRequiredError, ConflictError } from '../../errors.ts';
+import { ChannelReconnectRequiredError, ConflictError, RateLimitedError } from '../../errors.ts';
 import { createSecretBox, type SecretBox } from '../shared/secret-box.ts';
 import type { WorkspaceScope } from '../shared/scope.ts';
 import type { ChannelAdapters } from './adapters.ts';
@@ -71,6 +71,22 @@ export function createChannelAccess(options: ChannelAccessOptions) {
     return new ChannelReconnectRequiredError(
       `The ${name} account @${account.handle} cannot be used: ${reason} A workspace admin reconnects it in the dashboard (Channels).`,
       { accountId: account.id, network: account.network, handle: account.handle },
+    );
+  }
+
+  /**
+   * The budget the network last reported is spent and its window has not reset (Reddit's `X-Ratelimit-*`,
+   * Bluesky's `RateLimit-*`): wait for the reset instead of sending a request the network would refuse.
+   */
+  function refuseSpentBudget(account: ChannelAccount): void {
+    const quota = account.quota;
+    if (!quota || quota.remaining > 0) return;
+    const waitMs = Date.parse(quota.resetAt) - now().getTime();
+    if (!(waitMs > 0)) return;
+    const name = NETWORK_NAMES[account.network as ChannelNetwork] ?? account.network;
+    throw new RateLimitedError(
+      `${name}'s rate budget for @${account.handle} is used up until ${quota.resetAt}; waiting for it rather than sending a request ${name} would refuse`,
+      Math.ceil(waitMs / 1000),
     );
   }
 
@@ -194,6 +210,7 @@ export function createChannelAccess(options: ChannelAccessOptions) {
         throw new ConflictError(`The account @${account.handle} is disconnected; connect it again to use it`);
       }
       if (account.status !== 'active') throw reconnectRequired(account);
+      refuseSpentBudget(account);
       let current = dueForRefresh(account) ? await refresh(scope, account.id, false) : account;
       const adapter = options.adapters.get(current.network);
       let quota: ChannelQuota | null = null;
