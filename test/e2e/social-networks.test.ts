@@ -17,14 +17,8 @@ import { standinEnv } from '../support/standins/standin-env.ts';
 import { imageSize } from 'image-size';
 import type { Browser, Page } from 'playwright-core';
 import { v7 as uuidv7 } from 'uuid';
-import type { Container } from '../../src/container.ts';
-import { encodeVideo } from '../../src/domain/creative/video/ffmpeg.ts';
-import { Job } from '../../src/domain/jobs/job.entity.ts';
-import { newTaskId } from '../../src/domain/jobs/task-ids.ts';
-import { newId } from '../../src/domain/shared/ids.ts';
-import { acrossWorkspaces } from '../../src/domain/shared/scope.ts';
 import { launchBrowser, screenshot } from '../support/browser.ts';
-import { png, publishedCampaign, stillRender } from '../support/channels.ts';
+import { png, publishedCampaign, stillRender, videoRender } from '../support/channels.ts';
 import { createTenant, type Tenant } from '../support/factories.ts';
 import { closeTestFetch, testFetch } from '../support/http.ts';
 import { connectV2, type ConnectedClient, type ToolCallResult } from '../support/mcp-clients.ts';
@@ -113,59 +107,6 @@ afterAll(async () => {
   await Promise.all([meta?.close(), reddit?.close(), tiktok?.close()]);
   await closeTestFetch();
 });
-
-/**
- * A finished video render of the campaign, as `render_video mode=campaign` leaves it: a real H.264 MP4 (3 s,
- * 360×640, made with the platform's own encoder) in the media store and its job row.
- */
-async function videoRender(
-  container: Container,
-  owner: Tenant,
-  campaignId: string,
-): Promise<{ jobId: string; bytes: Buffer }> {
-  const width = 360;
-  const height = 640;
-  const { mp4, durationSeconds } = await encodeVideo({
-    keyframes: [{ png: png(width, height, [0x1b, 0x4d, 0x3e]), seconds: 3 }],
-    width,
-    height,
-  });
-  const jobId = newId('job');
-  const key = `${owner.workspaceId}/renders/${jobId}/video.mp4`;
-  await container.services.media.put(key, mp4, 'video/mp4');
-  const em = acrossWorkspaces(container.orm.em);
-  em.create(Job, {
-    id: jobId,
-    workspace: owner.workspaceId,
-    taskId: newTaskId(),
-    kind: 'render',
-    status: 'succeeded',
-    workflowId: `render:${owner.workspaceId}:${jobId}`,
-    runId: null,
-    subjectId: campaignId,
-    input: { request: { mode: 'campaign', campaignId } },
-    progress: { fraction: 1 },
-    result: {
-      output: {
-        key,
-        url: container.services.media.urlFor(key),
-        mimeType: 'video/mp4',
-        bytes: mp4.length,
-        sha256: '',
-        width,
-        height,
-        durationSeconds,
-      },
-    },
-    error: null,
-    createdBy: 'test:seed',
-    startedAt: new Date(),
-    finishedAt: new Date(),
-    cancelRequestedAt: null,
-  });
-  await em.flush();
-  return { jobId, bytes: mp4 };
-}
 
 const channelsUrl = () => `${platform.urls.platform}/w/${tenant.workspaceId}/channels`;
 

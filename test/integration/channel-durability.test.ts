@@ -18,18 +18,16 @@ import { ChannelAccount } from '../../src/domain/channels/channel-account.entity
 import { pullChannelMetrics } from '../../src/domain/channels/channel-metrics.ts';
 import { ChannelPost } from '../../src/domain/channels/channel-post.entity.ts';
 import type { PostFieldsInput } from '../../src/domain/channels/post-content.ts';
-import { encodeVideo } from '../../src/domain/creative/video/ffmpeg.ts';
 import { Job } from '../../src/domain/jobs/job.entity.ts';
-import { newTaskId } from '../../src/domain/jobs/task-ids.ts';
 import { newId } from '../../src/domain/shared/ids.ts';
 import { acrossWorkspaces } from '../../src/domain/shared/scope.ts';
 import {
   connectThroughOAuth,
   ownerScope,
-  png,
   postRow,
   publishedCampaign,
   stillRender,
+  videoRender,
   waitForPost,
 } from '../support/channels.ts';
 import { createTenant, type Tenant } from '../support/factories.ts';
@@ -662,52 +660,6 @@ describe('Reddit', () => {
 
 // ---- TikTok ------------------------------------------------------------------------------------------------
 
-/** A finished video render of the workspace: an MP4 in the media store and its job row, as `render_video` leaves them. */
-async function videoRender(): Promise<string> {
-  const width = 360;
-  const height = 640;
-  const { mp4, durationSeconds } = await encodeVideo({
-    keyframes: [{ png: png(width, height), seconds: 1 }],
-    width,
-    height,
-  });
-  const jobId = newId('job');
-  const key = `${tenant.workspaceId}/renders/${jobId}/video.mp4`;
-  await platform.container.services.media.put(key, mp4, 'video/mp4');
-  const rows = em();
-  rows.create(Job, {
-    id: jobId,
-    workspace: tenant.workspaceId,
-    taskId: newTaskId(),
-    kind: 'render',
-    status: 'succeeded',
-    workflowId: `render:${tenant.workspaceId}:${jobId}`,
-    runId: null,
-    subjectId: campaignId,
-    input: { request: { mode: 'video', templateId: 'standard', campaignId, variantId } },
-    progress: { fraction: 1 },
-    result: {
-      output: {
-        key,
-        url: platform.container.services.media.urlFor(key),
-        mimeType: 'video/mp4',
-        bytes: mp4.length,
-        sha256: '',
-        width,
-        height,
-        durationSeconds,
-      },
-    },
-    error: null,
-    createdBy: 'test:seed',
-    startedAt: new Date(),
-    finishedAt: new Date(),
-    cancelRequestedAt: null,
-  });
-  await rows.flush();
-  return jobId;
-}
-
 describe('TikTok', () => {
   let accountId: string;
   let videoJobId: string;
@@ -743,7 +695,7 @@ describe('TikTok', () => {
     [accountId] = (await connectThroughOAuth(platform.container, tenant, 'tiktok', (url) => tiktok.authorize(url))) as [
       string,
     ];
-    videoJobId = await videoRender();
+    ({ jobId: videoJobId } = await videoRender(platform.container, tenant, campaignId, 1));
   });
 
   it('publishes once on a new worker after the first died with the upload taken', async () => {

@@ -4,7 +4,9 @@
  * reads of what a PDS holds.
  */
 import { AtpAgent, AtUri } from '@atproto/api';
+import { imageSize } from 'image-size';
 import { PNG } from 'pngjs';
+import { encodeVideo } from '../../src/domain/creative/video/ffmpeg.ts';
 import type { Container } from '../../src/container.ts';
 import { ChannelPost } from '../../src/domain/channels/channel-post.entity.ts';
 import { Job } from '../../src/domain/jobs/job.entity.ts';
@@ -64,19 +66,20 @@ export function png(width: number, height: number, rgb: [number, number, number]
 }
 
 /**
- * A finished still render of the workspace: a PNG in the media store and its job row, as `render_video still`
- * leaves them (the rendering itself is tested with the render workflow; here only its output matters).
+ * A finished render job of the workspace with its output in the media store, as `render_video` leaves them (the
+ * rendering itself is tested with the render workflow; here only its output matters).
  */
-export async function stillRender(
+async function finishedRender(
   container: Container,
   tenant: Tenant,
   campaignId: string,
-  variantId: string,
-  bytes = png(120, 63),
+  output: { file: string; bytes: Buffer; mimeType: 'image/png' | 'video/mp4'; width: number; height: number },
+  request: Record<string, unknown>,
+  durationSeconds: number | null = null,
 ): Promise<string> {
   const jobId = newId('job');
-  const key = `${tenant.workspaceId}/renders/${jobId}/still.png`;
-  await container.services.media.put(key, bytes, 'image/png');
+  const key = `${tenant.workspaceId}/renders/${jobId}/${output.file}`;
+  await container.services.media.put(key, output.bytes, output.mimeType);
   const em = acrossWorkspaces(container.orm.em);
   em.create(Job, {
     id: jobId,
@@ -87,18 +90,18 @@ export async function stillRender(
     workflowId: `render:${tenant.workspaceId}:${jobId}`,
     runId: null,
     subjectId: campaignId,
-    input: { request: { mode: 'still', campaignId, variantId, format: 'landscape' } },
+    input: { request },
     progress: { fraction: 1 },
     result: {
       output: {
         key,
         url: container.services.media.urlFor(key),
-        mimeType: 'image/png',
-        bytes: bytes.length,
+        mimeType: output.mimeType,
+        bytes: output.bytes.length,
         sha256: '',
-        width: 120,
-        height: 63,
-        durationSeconds: null,
+        width: output.width,
+        height: output.height,
+        durationSeconds,
       },
     },
     error: null,
@@ -109,6 +112,51 @@ export async function stillRender(
   });
   await em.flush();
   return jobId;
+}
+
+/** A finished still render of a variant: a PNG (120×63 by default). */
+export async function stillRender(
+  container: Container,
+  tenant: Tenant,
+  campaignId: string,
+  variantId: string,
+  bytes = png(120, 63),
+): Promise<string> {
+  const { width, height } = imageSize(new Uint8Array(bytes));
+  return finishedRender(
+    container,
+    tenant,
+    campaignId,
+    { file: 'still.png', bytes, mimeType: 'image/png', width: width!, height: height! },
+    { mode: 'still', campaignId, variantId, format: 'landscape' },
+  );
+}
+
+/**
+ * A finished video render of the campaign, as `render_video mode=campaign` leaves it: a real H.264 MP4 (360×640,
+ * `seconds` long, made with the platform's own encoder).
+ */
+export async function videoRender(
+  container: Container,
+  tenant: Tenant,
+  campaignId: string,
+  seconds = 3,
+): Promise<{ jobId: string; bytes: Buffer }> {
+  const [width, height] = [360, 640];
+  const { mp4, durationSeconds } = await encodeVideo({
+    keyframes: [{ png: png(width, height, [0x1b, 0x4d, 0x3e]), seconds }],
+    width,
+    height,
+  });
+  const jobId = await finishedRender(
+    container,
+    tenant,
+    campaignId,
+    { file: 'video.mp4', bytes: mp4, mimeType: 'video/mp4', width, height },
+    { mode: 'campaign', campaignId },
+    durationSeconds,
+  );
+  return { jobId, bytes: mp4 };
 }
 
 /** Every post record in an account's repository on the PDS (read as anyone can, without a session). */
