@@ -82,12 +82,12 @@ it('connects the account in the dashboard; a wrong app password is refused with 
 
   await page.getByLabel('Handle').fill(brand.handle);
   await page.getByLabel('App password').fill('wxyz-wxyz-wxyz-wxyz');
-  await page.getByRole('button', { name: 'Connect', exact: true }).click();
+  await page.getByRole('button', { name: 'Connect Bluesky', exact: true }).click();
   await page.getByRole('alert').filter({ hasText: 'Bluesky refused the sign-in' }).waitFor();
 
   await page.getByLabel('Handle').fill(brand.handle);
   await page.getByLabel('App password').fill(brand.appPassword);
-  await page.getByRole('button', { name: 'Connect', exact: true }).click();
+  await page.getByRole('button', { name: 'Connect Bluesky', exact: true }).click();
   await page
     .getByRole('status')
     .filter({ hasText: `Connected @${brand.handle} on Bluesky` })
@@ -236,12 +236,22 @@ it('runs the channel end to end through an MCP client', async () => {
     expect.objectContaining({
       network: 'bluesky',
       posts: 1,
-      metrics: { impressions: null, likes: 2, reposts: 0, replies: 0, quotes: 0, bookmarks: expect.anything() },
+      metrics: {
+        impressions: null,
+        reach: null,
+        views: null,
+        likes: 2,
+        reposts: 0,
+        replies: 0,
+        quotes: 0,
+        bookmarks: expect.anything(),
+        score: null,
+      },
       engagement: 2,
       clicks: 1,
       conversions: 1,
       conversionValue: 289,
-      unknownMetrics: ['impressions'],
+      unknownMetrics: ['impressions', 'reach', 'views', 'score'],
     }),
   ]);
   expect(snapshot.channels.variants).toEqual([
