@@ -100,6 +100,32 @@ test('at phone width the home and campaign pages fit the screen: nothing scrolls
   await page.close();
 });
 
+test('a missing page is a page of the site: 404, the brand, what was asked for and the ways on', async () => {
+  for (const [viewport, name] of [
+    [{ width: 1280, height: 900 }, 'brand-site-404'],
+    [{ width: 390, height: 844 }, 'brand-site-404-phone'],
+  ] as const) {
+    const page = await browser.newPage({ viewport });
+    const response = await page.goto(`${site}/campaigns/gone-for-good`);
+    expect(response?.status()).toBe(404);
+    expect(response?.headers()['cache-control']).toBe('no-store');
+    await page.getByRole('heading', { level: 1, name: 'Page not found' }).waitFor();
+    await expect(page.locator('main').innerText()).resolves.toContain(
+      'There is no page at /campaigns/gone-for-good on this site.',
+    );
+    await expect(page.title()).resolves.toContain('Page not found');
+    // The site's own header and the ways on: a live campaign, home, all campaigns.
+    await page.getByRole('link', { name: 'Linen summer' }).first().waitFor();
+    await page.getByRole('link', { name: 'All campaigns' }).click();
+    await page.waitForURL(`${site}/campaigns`);
+    const widths = await page.evaluate(() => ({ content: document.documentElement.scrollWidth, screen: innerWidth }));
+    expect(widths.content).toBeLessThanOrEqual(widths.screen);
+    await page.goBack();
+    await screenshot(page, name);
+    await page.close();
+  }
+});
+
 test('a campaign page renders its variant and fires the impression beacon; the CTA fires a click', async () => {
   const page = await browser.newPage();
   const beacon = page.waitForRequest((request) => request.url().endsWith('/_cp/events') && request.method() === 'POST');

@@ -141,6 +141,25 @@ describe('pages and markdown twins', () => {
 
   test('unknown paths are 404 and other methods 405', async () => {
     expect((await get('/no/such/page')).status).toBe(404);
+    // A browser asks for HTML by name and gets a page of the site (an agent asking for markdown gets the error).
+    const browserAsks = await testFetch(`${site}/no/such/page`, {
+      headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' },
+    });
+    expect(browserAsks.status).toBe(404);
+    expect(browserAsks.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(browserAsks.headers.get('cache-control')).toBe('no-store');
+    const html = await browserAsks.text();
+    expect(html).toContain('<h1>Page not found</h1>');
+    expect(html).toContain('There is no page at /no/such/page on this site.');
+    expect(html).toContain('<a href="/campaigns">All campaigns</a>');
+    const agentAsks = await testFetch(`${site}/no/such/page`, { headers: { accept: 'text/markdown' } });
+    expect(agentAsks.status).toBe(404);
+    expect(await agentAsks.json()).toMatchObject({ error: 'not_found' });
+    // What was asked for is shown as text, never as markup.
+    const hostile = await testFetch(`${site}/%3Cscript%3Ealert(1)%3C%2Fscript%3E`, {
+      headers: { accept: 'text/html' },
+    });
+    expect(await hostile.text()).not.toContain('<script>alert(1)</script>');
     const post = await testFetch(`${site}${campaignPath}`, { method: 'POST', body: 'x' });
     expect(post.status).toBe(405);
   });

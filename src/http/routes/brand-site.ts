@@ -18,6 +18,7 @@ import { BEACON_SCRIPT, BEACON_SCRIPT_ETAG } from '../../public/brand-site/beaco
 import type { ChannelClickRecorder } from '../../domain/channels/channel-clicks.ts';
 import { channelHandOffTarget, handOffUrl } from '../../public/brand-site/hand-off.ts';
 import { BRAND_PATHS, type PublishedSite } from '../../public/brand-site/site-model.ts';
+import { renderNotFoundPage } from '../../public/brand-site/render/index.ts';
 import { RequestRefusedError } from '../../errors.ts';
 import { notModified } from '../conditional.ts';
 import type { Site } from '../hosts.ts';
@@ -88,6 +89,11 @@ function giveVisitorId(ctx: Koa.Context, id: string): void {
     maxAge: ONE_YEAR_MS,
     overwrite: true,
   });
+}
+
+/** Whether the request names `text/html` in its Accept header: browsers do; a client accepting anything does not. */
+function acceptsHtmlByName(ctx: Koa.Context): boolean {
+  return /(^|,)\s*text\/html\s*(;|,|$)/i.test(ctx.get('accept')) && !wantsMarkdown(ctx);
 }
 
 function wantsMarkdown(ctx: Koa.Context): boolean {
@@ -229,7 +235,18 @@ export function brandSiteRoutes(deps: BrandSiteDeps): (ctx: Koa.Context, site: S
 
     const requested = documentPath(ctx.path);
     const document = await deps.reader.document(head, requested.path);
-    if (!document) notFound(ctx, `No page at ${ctx.path}`);
+    if (!document) {
+      // A browser (it asks for text/html by name) gets a page of the site to find its way on; any other client
+      // the boundary's error body.
+      if (!requested.markdown && acceptsHtmlByName(ctx)) {
+        ctx.status = 404;
+        ctx.set('Cache-Control', 'no-store');
+        ctx.type = 'text/html; charset=utf-8';
+        ctx.body = renderNotFoundPage(await loadSite(ctx, head), ctx.path);
+        return;
+      }
+      notFound(ctx, `No page at ${ctx.path}`);
+    }
     if (document.kind === 'file') {
       respond(ctx, fileResponse(document));
       return;

@@ -15,7 +15,15 @@ import { createFillRenderer, type FillRenderer } from './fragments.ts';
 import { brandStylesheet, writeHtmlPage, type HtmlChrome } from './html.ts';
 import { LLMS_TXT_CONTENT_TYPE, LLMS_TXT_PATH, renderBrandLlmsTxt } from './llms-txt.ts';
 import { writeMarkdownPage } from './markdown.ts';
-import { campaignPage, campaignsIndexPage, homePage, productPage, productsIndexPage, surfacePage } from './pages.ts';
+import {
+  campaignPage,
+  campaignsIndexPage,
+  homePage,
+  notFoundPage,
+  productPage,
+  productsIndexPage,
+  surfacePage,
+} from './pages.ts';
 import { renderRobotsTxt, ROBOTS_PATH } from './robots.ts';
 import { buildSiteIndex, type SiteIndex } from './site-index.ts';
 import { renderSitemapFiles, SITEMAP_PATH } from './sitemap.ts';
@@ -54,16 +62,28 @@ function pageContents(index: SiteIndex): PageContent[] {
   ];
 }
 
-export function renderBrandSite(site: PublishedSite): RenderedSite {
-  const index = buildSiteIndex(site);
+function chromeOf(site: PublishedSite, index: SiteIndex): HtmlChrome {
   const { brandbook } = site.snapshot.brand;
-  const chrome: HtmlChrome = {
+  return {
     origin: index.origin,
     brandName: index.brandName,
     logoUrl: safeUrl(brandbook.logoUrl),
     css: brandStylesheet(brandbook),
     lang: SITE_LANGUAGE,
   };
+}
+
+/** The HTML a browser is shown for a path the site does not have, in the brand's own chrome (no slots). */
+export function renderNotFoundPage(site: PublishedSite, path: string): string {
+  const index = buildSiteIndex(site);
+  return writeHtmlPage(notFoundPage(index, path), chromeOf(site, index))
+    .filter((part): part is string => typeof part === 'string')
+    .join('');
+}
+
+export function renderBrandSite(site: PublishedSite): RenderedSite {
+  const index = buildSiteIndex(site);
+  const chrome = chromeOf(site, index);
   const fills = createFillRenderer(index);
   const pages = pageContents(index).map((content) => renderPage(content, chrome, fills));
   const text = (path: string, contentType: string, body: string): RenderedFile => ({

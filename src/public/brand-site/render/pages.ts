@@ -252,3 +252,41 @@ export function surfacePage(index: SiteIndex, page: SurfacePage): PageContent {
     slotHeadingLevel: 3,
   };
 }
+
+/**
+ * The page a person sees for a path the site does not have (served with 404): where they are, what they asked
+ * for, and the ways on — home, the live campaigns, the products — instead of an error body.
+ */
+export function notFoundPage(index: SiteIndex, path: string): PageContent {
+  const live = index.campaigns.slice(0, 5).map((campaign) => campaignLink(index, campaign));
+  return {
+    path,
+    title: 'Page not found',
+    description: null,
+    lastModified: index.publishedAt,
+    blocks: [
+      {
+        kind: 'text',
+        text: `There is no page at ${oneLine(path, 200)} on this site. It may have moved, or the campaign may have ended.`,
+        lead: true,
+      },
+      ...(live.length
+        ? [
+            { kind: 'heading' as const, level: 2 as const, text: 'Live campaigns' },
+            { kind: 'links' as const, links: live },
+          ]
+        : []),
+      ...(live.length ? [{ kind: 'heading' as const, level: 2 as const, text: 'More of the site' }] : []),
+      {
+        kind: 'links',
+        links: [
+          { text: `${index.brandName} home`, href: sitePaths.home },
+          { text: 'All campaigns', href: sitePaths.campaigns },
+          { text: 'All products', href: sitePaths.products },
+        ],
+      },
+    ],
+    structuredData: [],
+    slotHeadingLevel: 2,
+  };
+}
