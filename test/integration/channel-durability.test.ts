@@ -577,6 +577,14 @@ describe('Meta: an Instagram account and a Facebook Page', () => {
   }, 90_000);
 });
 
+/** The refresh token an OAuth 2 refresh (`grant_type=refresh_token`) at `path` spent, or null for any other call. */
+function refreshTokenSpentAt(path: string): (exchange: RecordedExchange) => string | null {
+  return (exchange) =>
+    exchange.method === 'POST' && pathOf(exchange) === path && formOf(exchange).grant_type === 'refresh_token'
+      ? String(formOf(exchange).refresh_token)
+      : null;
+}
+
 // ---- Reddit ------------------------------------------------------------------------------------------------
 
 describe('Reddit', () => {
@@ -598,12 +606,7 @@ describe('Reddit', () => {
     },
     accountId: () => accountId,
     draft: redditDraft,
-    refreshedWith: (exchange) =>
-      exchange.method === 'POST' &&
-      pathOf(exchange) === '/api/v1/access_token' &&
-      formOf(exchange).grant_type === 'refresh_token'
-        ? String(formOf(exchange).refresh_token)
-        : null,
+    refreshedWith: refreshTokenSpentAt('/api/v1/access_token'),
     storedToken: (credentials) => credentials.refreshToken,
     onNetwork: onReddit,
     refusedReason: /invalid_grant/,
@@ -679,12 +682,7 @@ describe('TikTok', () => {
     },
     accountId: () => accountId,
     draft: tiktokDraft,
-    refreshedWith: (exchange) =>
-      exchange.method === 'POST' &&
-      pathOf(exchange) === '/v2/oauth/token/' &&
-      formOf(exchange).grant_type === 'refresh_token'
-        ? String(formOf(exchange).refresh_token)
-        : null,
+    refreshedWith: refreshTokenSpentAt('/v2/oauth/token/'),
     storedToken: (credentials) => credentials.refreshToken,
     onNetwork: onTikTok,
     refusedReason: /TikTok refused the account's refresh token \(Refresh token is invalid or expired/,
