@@ -3,7 +3,9 @@
  * stored on the job (`job_steps` "csv"); each batch then records its outcome in the same transaction as the
  * products it creates (`rows-<start>`), so a retried or resumed batch never creates a product twice.
  */
+import { Context } from '@temporalio/activity';
 import { FetchRefusedError } from '../src/net/safe-fetch.ts';
+import { createProductImageStore } from '../src/domain/products/product-images.ts';
 import { JobStep } from '../src/domain/jobs/job.entity.ts';
 import { MAX_CSV_BYTES, parseProductCsv, type CsvRow } from '../src/domain/products/csv-import.ts';
 import { Product } from '../src/domain/products/product.entity.ts';
@@ -20,9 +22,12 @@ export interface BatchResult {
   created: number;
   skipped: number;
   errors: { row: number; message: string }[];
+  /** The products the batch created, for the step that copies their images (absent in batches run before it). */
+  productIds?: string[];
 }
 
-export function createImportActivities({ orm, safeFetch }: ActivityDeps) {
+export function createImportActivities({ orm, safeFetch, studio }: ActivityDeps) {
+  const images = createProductImageStore({ safeFetch, media: studio.media });
   return {
     async fetchProductCsv(input: { jobId: string; workspaceId: string; sourceUrl: string }): Promise<{ rows: number }> {
       return translateErrors(async () => {
@@ -89,7 +94,7 @@ export function createImportActivities({ orm, safeFetch }: ActivityDeps) {
           }
           const csv = await tx.findOneOrFail(JobStep, { job: input.jobId, name: 'csv' });
           const { rows, sourceUrl } = csv.output as { rows: CsvRow[]; sourceUrl: string };
-          const result: BatchResult = { created: 0, skipped: 0, errors: [] };
+          const result: BatchResult = { created: 0, skipped: 0, errors: [], productIds: [] };
           for (const { row, fields } of rows.slice(input.start, input.start + input.count)) {
             const parsed = ProductFields.safeParse(fields);
             if (!parsed.success) {
@@ -99,13 +104,15 @@ export function createImportActivities({ orm, safeFetch }: ActivityDeps) {
               continue;
             }
             const data = parsed.data;
-            tx.create(Product, {
+            const product = tx.create(Product, {
               ...ownedBy(input),
               title: data.title,
               description: data.description ?? null,
               priceMinor: data.price === null || data.price === undefined ? null : Math.round(data.price * 100),
               currency: data.currency ?? null,
               images: data.images ?? [],
+              storedImages: [],
+              imageFailures: [],
               url: data.url ?? null,
               brand: data.brand ?? null,
               sku: data.sku ?? null,
@@ -116,12 +123,36 @@ export function createImportActivities({ orm, safeFetch }: ActivityDeps) {
               deletedAt: null,
             });
             result.created += 1;
+            result.productIds!.push(product.id);
           }
           await tx.flush();
           await tx.nativeUpdate(JobStep, { job: input.jobId, name }, { output: result });
           return result;
         }),
       );
+    },
+
+    /**
+     * Copies the images of the products one batch created into the media store, outside the batch's
+     * transaction (fetching from the open web must not hold it open). Safe to repeat: keys are content
+     * addressed and each product's copies are replaced as a whole.
+     */
+    async copyProductImages(input: { workspaceId: string; productIds: string[] }): Promise<{ copied: number }> {
+      return translateErrors(async () => {
+        const { em } = activityScope(orm, input);
+        const products = await em.find(Product, { id: { $in: input.productIds }, deletedAt: null });
+        let copied = 0;
+        for (const product of products) {
+          if (product.images.length === 0) continue;
+          Context.current().heartbeat(product.id);
+          const { stored, failures } = await images.copyImages(input.workspaceId, product.id, product.images);
+          product.storedImages = stored;
+          product.imageFailures = failures;
+          copied += stored.length;
+        }
+        await em.flush();
+        return { copied };
+      });
     },
   };
 }

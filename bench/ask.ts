@@ -120,6 +120,8 @@ function product(index: number, next: () => number): ProductView {
     price: 15 + Math.floor(next() * 250),
     currency: 'EUR',
     images: [],
+    storedImages: [],
+    imageFailures: [],
     url: null,
     brand: 'Nordlys',
     sku: `NL-${index}`,

@@ -21,6 +21,7 @@ import { createSafeFetch, type SafeFetch, type SafeFetchOptions } from './net/sa
 import { createCustomDomainsService } from './domain/brand/custom-domains.service.ts';
 import { createCampaignsService } from './domain/campaigns/campaigns.service.ts';
 import { createProductsService } from './domain/products/products.service.ts';
+import { createProductImageStore } from './domain/products/product-images.ts';
 import { createCallCodesService } from './domain/profiles/call-codes.service.ts';
 import { republishOutdatedSites } from './domain/publishing/publishing.service.ts';
 import { acrossWorkspaces, type WorkspaceScope } from './domain/shared/scope.ts';
@@ -118,7 +119,7 @@ function createServices(
   });
   return {
     republish,
-    products: createProductsService({ safeFetch }),
+    products: createProductsService({ safeFetch, images: createProductImageStore({ safeFetch, media: studio.media }) }),
     campaigns,
     surfaces: createSurfacesService({ siteUrl }),
     brand,

@@ -1,10 +1,11 @@
 /**
- * A product CSV import: fetch the file from the open web (SSRF-guarded), then import its rows in batches.
+ * A product CSV import: fetch the file from the open web (SSRF-guarded), then import its rows in batches and
+ * copy each batch's product images into the media store.
  * Each batch records its rows by (job, row number), so a retried or resumed batch never creates a product
  * twice; progress is reported per batch. Cancellation stops between batches; rows already imported stay.
  * Imports are free: no credits are involved.
  */
-import { proxyActivities } from '@temporalio/workflow';
+import { patched, proxyActivities } from '@temporalio/workflow';
 import { endJobAfterError } from './job-endings.ts';
 import { bookkeepingActivities } from './bookkeeping.ts';
 import type { Activities } from '../activities/index.ts';
@@ -47,6 +48,10 @@ export async function productImportWorkflow(input: ProductImportInput): Promise<
         count: Math.min(BATCH, rows - start),
         actor: input.actor,
       });
+      // Histories from before images were copied at import replay without this step.
+      if (batch.productIds?.length && patched('copy-product-images')) {
+        await importer.copyProductImages({ workspaceId, productIds: batch.productIds });
+      }
       result.created += batch.created;
       result.skipped += batch.skipped;
       result.errors.push(...batch.errors.slice(0, Math.max(0, 100 - result.errors.length)));

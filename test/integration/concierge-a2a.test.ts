@@ -63,6 +63,8 @@ function product(id: string, title: string, description: string, price: number):
     price,
     currency: 'EUR',
     images: [],
+    storedImages: [],
+    imageFailures: [],
     url: null,
     brand: null,
     sku: null,

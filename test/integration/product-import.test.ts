@@ -5,15 +5,23 @@
  * The platform runs with `SSRF_ALLOW_PRIVATE_HOSTS=localhost`: the name `localhost` may reach the fixture
  * server, while the same server by its address (`127.0.0.1`) is judged as any open-web URL and refused.
  */
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import { promisify } from 'node:util';
+import { imageSize } from 'image-size';
+import { PNG } from 'pngjs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createTenant, type Tenant } from '../support/factories.ts';
-import { closeTestFetch } from '../support/http.ts';
+import { closeTestFetch, testFetch } from '../support/http.ts';
 import { connectV2, type ConnectedClient, type ToolCallResult } from '../support/mcp-clients.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 
+const { path: FFMPEG_PATH } = createRequire(import.meta.url)('@ffmpeg-installer/ffmpeg') as { path: string };
 const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/product-pages');
 const ERROR_META_KEY = 'io.campaign-platform/error';
 
@@ -54,6 +62,19 @@ const GENERATED: Record<string, { status: number; type?: string; body: Buffer | 
     body: '<!doctype html><title>Not Found Product</title><h1>Not Found Product</h1>',
   },
   '/latin1.html': { status: 200, type: 'text/html; charset=iso-8859-1', body: latin1Page },
+  '/with-images.html': {
+    status: 200,
+    type: 'text/html; charset=utf-8',
+    body:
+      '<!doctype html><html><head><script type="application/ld+json">' +
+      JSON.stringify({
+        '@type': 'Product',
+        name: 'Pictured Kettle',
+        image: ['/img/kettle.png', '/img/kettle.webp', '/img/not-an-image.png', '/img/fourth.png'],
+      }) +
+      '</script></head><body></body></html>',
+  },
+  '/img/not-an-image.png': { status: 200, type: 'image/png', body: 'this is text, whatever the header says' },
 };
 
 let platform: TestPlatform;
@@ -99,6 +120,23 @@ async function listen(host: string, port: number): Promise<number> {
   });
   servers.push(server);
   return (server.address() as AddressInfo).port;
+}
+
+async function toWebp(png: Buffer): Promise<Buffer> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'webp-'));
+  try {
+    await writeFile(path.join(dir, 'in.png'), png);
+    await promisify(execFile)(FFMPEG_PATH, [
+      '-loglevel',
+      'error',
+      '-i',
+      path.join(dir, 'in.png'),
+      path.join(dir, 'out.webp'),
+    ]);
+    return await readFile(path.join(dir, 'out.webp'));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 const pageUrl = (pathname: string) => `http://localhost:${pagePort}${pathname}`;
@@ -155,6 +193,13 @@ function storedText(product: Record<string, unknown>): string {
 }
 
 beforeAll(async () => {
+  // Real images for the copy-at-import test: a PNG drawn here and the same picture as WebP (encoded by the
+  // ffmpeg the platform ships), so the WebP-to-JPEG conversion runs for real.
+  const png = new PNG({ width: 64, height: 48 });
+  png.data.fill(200);
+  GENERATED['/img/kettle.png'] = { status: 200, type: 'image/png', body: PNG.sync.write(png) };
+  GENERATED['/img/fourth.png'] = GENERATED['/img/kettle.png'];
+  GENERATED['/img/kettle.webp'] = { status: 200, type: 'image/webp', body: await toWebp(PNG.sync.write(png)) };
   pagePort = await listen('127.0.0.1', 0);
   // Where `localhost` resolves to ::1 first, serve the same pages there too (best effort: no IPv6, no matter).
   await listen('::1', pagePort).catch(() => undefined);
@@ -281,9 +326,16 @@ describe('importing the fixture pages', () => {
     async (name, expected) => {
       const before = await productCount();
       const product = await imported(`/${name}`);
+      const fields = expected();
       expect(product).toEqual({
         id: expect.stringMatching(/^prd_/),
-        ...expected(),
+        ...fields,
+        // None of these pages' images can be copied: the fixture server has none, and the other hosts are not
+        // reachable from here. Each failure says which URL and why; the import succeeds without them.
+        storedImages: [],
+        imageFailures: (fields.images as string[])
+          .slice(0, 3)
+          .map((sourceUrl) => ({ sourceUrl, reason: expect.any(String) })),
         origin: 'url_import',
         sourceUrl: pageUrl(`/${name}`),
         untrusted: true,
@@ -296,6 +348,40 @@ describe('importing the fixture pages', () => {
       expect(await productCount()).toBe(before + 1);
     },
   );
+
+  it("copies the page's images into the media store: PNG as it is, WebP as JPEG, anything else reported", async () => {
+    const product = await imported('/with-images.html');
+    // The first three image URLs are copied; a fourth is not attempted.
+    expect(product.storedImages).toEqual([
+      {
+        key: expect.stringMatching(new RegExp(`^${tenant.workspaceId}/products/${product.id}/[0-9a-f]{24}\\.png$`)),
+        sourceUrl: pageUrl('/img/kettle.png'),
+        mimeType: 'image/png',
+        width: 64,
+        height: 48,
+        bytes: expect.any(Number),
+      },
+      {
+        key: expect.stringMatching(/\.jpg$/),
+        sourceUrl: pageUrl('/img/kettle.webp'),
+        mimeType: 'image/jpeg',
+        width: 64,
+        height: 48,
+        bytes: expect.any(Number),
+      },
+    ]);
+    expect(product.imageFailures).toEqual([
+      { sourceUrl: pageUrl('/img/not-an-image.png'), reason: 'the file is not a PNG, JPEG or WebP image' },
+    ]);
+    expect(pageRequests).not.toContain('GET /img/fourth.png');
+    // The copies are real objects, served by the platform: the PNG byte for byte, the JPEG a decodable JPEG.
+    const [pngCopy, jpegCopy] = product.storedImages as { key: string }[];
+    const served = await testFetch(`${platform.urls.platform}/media/${pngCopy!.key}`);
+    expect(served.status).toBe(200);
+    expect(Buffer.from(await served.arrayBuffer()).equals(GENERATED['/img/kettle.png']!.body as Buffer)).toBe(true);
+    const jpeg = Buffer.from(await (await testFetch(`${platform.urls.platform}/media/${jpegCopy!.key}`)).arrayBuffer());
+    expect(imageSize(jpeg)).toMatchObject({ type: 'jpg', width: 64, height: 48 });
+  });
 
   it('the hostile page: injected instructions are stored as plain data, without tags or scripts, and untrusted', async () => {
     const product = await imported('/malicious.html');

@@ -58,9 +58,29 @@ for (let n = 1; n <= GOOD_ROWS; n++) {
 const PRODUCTS_CSV = `${csvLines.join('\n')}\n`;
 const NO_TITLE_CSV = 'Description,Price,Currency\nNo title anywhere,4.00,EUR\n';
 
+/** A product picture for the CSV whose rows name images (drawn here, so its bytes are known). */
+function productPicture(): Buffer {
+  const png = new PNG({ width: 40, height: 30 });
+  png.data.fill(120);
+  return PNG.sync.write(png);
+}
+const PICTURE = productPicture();
+
 function csvHandler(req: http.IncomingMessage, res: http.ServerResponse): void {
   const url = new URL(req.url ?? '/', 'http://localhost');
   csvRequests.push(url.pathname);
+  if (url.pathname === '/img/mug.png') {
+    res.writeHead(200, { 'content-type': 'image/png' });
+    res.end(PICTURE);
+    return;
+  }
+  if (url.pathname === '/with-images.csv') {
+    res.writeHead(200, { 'content-type': 'text/csv' });
+    res.end(
+      `Title,Image\nPictured mug,${csvUrl('/img/mug.png')}\nMug with a lost picture,${csvUrl('/img/gone.png')}\nMug without a picture,\n`,
+    );
+    return;
+  }
   const body = url.pathname === '/products.csv' ? PRODUCTS_CSV : url.pathname === '/no-title.csv' ? NO_TITLE_CSV : null;
   if (body === null) {
     res.writeHead(404, { 'content-type': 'text/plain' });
@@ -503,6 +523,37 @@ describe('product CSV import', () => {
     expect([...perTitle.values()].every((count) => count === 2)).toBe(true);
     const firstIds = new Set(before.map((p) => p.id));
     expect(after.filter((p) => !firstIds.has(p.id))).toHaveLength(GOOD_ROWS);
+  });
+
+  it("copies each row's images into the media store after its batch, and says which could not be copied", async () => {
+    const job = await services().productImports.startCsvImport(scope(), csvUrl('/with-images.csv'));
+    const done = await finished(job.id);
+    expect({ status: done.status, result: done.result }).toEqual({
+      status: 'succeeded',
+      result: { rows: 3, created: 3, skipped: 0, errors: [] },
+    });
+    const products = await importedProducts(csvUrl('/with-images.csv'));
+    const byTitle = Object.fromEntries(products.map((p) => [p.title, p]));
+    expect(byTitle['Pictured mug']).toMatchObject({
+      storedImages: [
+        {
+          key: expect.stringMatching(new RegExp(`^${tenant.workspaceId}/products/${byTitle['Pictured mug']!.id}/`)),
+          sourceUrl: csvUrl('/img/mug.png'),
+          mimeType: 'image/png',
+          width: 40,
+          height: 30,
+          bytes: PICTURE.length,
+        },
+      ],
+      imageFailures: [],
+    });
+    const stored = await platform.container.services.media.get(byTitle['Pictured mug']!.storedImages[0]!.key);
+    expect(stored?.bytes.equals(PICTURE)).toBe(true);
+    expect(byTitle['Mug with a lost picture']).toMatchObject({
+      storedImages: [],
+      imageFailures: [{ sourceUrl: csvUrl('/img/gone.png'), reason: 'the server answered HTTP 404' }],
+    });
+    expect(byTitle['Mug without a picture']).toMatchObject({ storedImages: [], imageFailures: [] });
   });
 
   it('fails a CSV without a title column with validation_failed and creates nothing', async () => {

@@ -35,6 +35,8 @@ function product(overrides: Partial<ProductView> & { id: string; title: string }
     price: null,
     currency: null,
     images: [],
+    storedImages: [],
+    imageFailures: [],
     url: null,
     brand: null,
     sku: null,

@@ -32,6 +32,8 @@ function product(id: string, fields: Partial<ProductView> & Pick<ProductView, 't
     price: null,
     currency: 'EUR',
     images: [],
+    storedImages: [],
+    imageFailures: [],
     url: null,
     brand: 'Fjord & Field',
     sku: null,

@@ -39,6 +39,8 @@ const product: ProductView = {
   price: 49,
   currency: 'EUR',
   images: [],
+  storedImages: [],
+  imageFailures: [],
   url: null,
   brand: null,
   sku: null,

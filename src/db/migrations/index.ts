@@ -1,4 +1,5 @@
 /** Committed migrations, in order. `npm run db:migration:create` writes a new file and adds it here. */
+import { Migration20261127150000_product_images } from './Migration20261127150000_product_images.ts';
 import { Migration20261127120000_channel_networks } from './Migration20261127120000_channel_networks.ts';
 import { Migration20261125230911_channels } from './Migration20261125230911_channels.ts';
 import { Migration20261125110000_public_fields } from './Migration20261125110000_public_fields.ts';
@@ -22,4 +23,5 @@ export const MIGRATIONS = [
   Migration20261125110000_public_fields,
   Migration20261125230911_channels,
   Migration20261127120000_channel_networks,
+  Migration20261127150000_product_images,
 ];

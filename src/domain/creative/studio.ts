@@ -8,6 +8,7 @@ import type { SafeFetch } from '../../net/safe-fetch.ts';
 import type { BrandView } from '../brand/brand.service.ts';
 import { createMediaStore, type MediaStore } from '../media/media-store.ts';
 import { formatPrice } from '../products/price.ts';
+import { createProductImageStore } from '../products/product-images.ts';
 import type { ProductView } from '../products/products.service.ts';
 import { composePng, sniffImage, type EmbeddedImage, type Palette } from './images/compose.ts';
 import { createOpenAiEngines } from './openai/openai-engines.ts';
@@ -33,10 +34,18 @@ export interface CreativeStudio {
   /** An image model; null means images are composed by the built-in engine. */
   images: ImageGenerator | null;
   media: MediaStore;
-  /** The product's first image, fetched through the SSRF guard; null when there is none or it is not PNG/JPEG. */
+  /**
+   * The product's first image: its copy stored at import, else fetched through the SSRF guard; null when there
+   * is none or it is not PNG/JPEG.
+   */
   fetchProductImage(product: ProductView): Promise<EmbeddedImage | null>;
   composeVariantImage(request: VariantImageRequest): Buffer;
 }
+
+/** Stands in for the guarded fetcher where a studio has none: reading stored copies needs no fetching. */
+const NO_FETCH: Pick<SafeFetch, 'fetch'> = {
+  fetch: () => Promise.reject(new Error('this studio fetches nothing from the open web')),
+};
 
 export function paletteOf(brand: BrandView): Palette {
   return brand.brandbook.colors;
@@ -48,12 +57,20 @@ export function createStudio(deps: {
   media: MediaStore;
   safeFetch: Pick<SafeFetch, 'fetch'> | null;
 }): CreativeStudio {
+  const productImages = createProductImageStore({ safeFetch: deps.safeFetch ?? NO_FETCH, media: deps.media });
   return {
     copy: deps.copy,
     images: deps.images,
     media: deps.media,
 
     async fetchProductImage(product) {
+      // The copy stored at import first: it is the picture the product was imported with, and reading it
+      // fetches nothing from the open web. Products from before copies were kept fall back to their URL.
+      const stored = product.storedImages[0];
+      if (stored) {
+        const copy = await productImages.read(stored);
+        if (copy) return copy;
+      }
       const url = product.images[0];
       if (!url || !deps.safeFetch) return null;
       try {

@@ -1,6 +1,7 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { createdAtProperty, idProperty, updatedAtProperty } from '../shared/entity-properties.ts';
 import { Workspace } from '../workspaces/workspace.entity.ts';
+import type { ImageCopyFailure, StoredProductImage } from './product-images.ts';
 
 export const PRODUCT_ORIGINS = ['manual', 'url_import', 'csv_import'] as const;
 export type ProductOrigin = (typeof PRODUCT_ORIGINS)[number];
@@ -22,6 +23,10 @@ export const ProductSchema = defineEntity({
     priceMinor: p.integer().nullable(),
     currency: p.string().length(3).nullable(),
     images: p.json<string[]>().default('[]'),
+    /** Copies of the first images in the media store, made at import (product-images.ts); creative uses these. */
+    storedImages: p.json<StoredProductImage[]>().default('[]'),
+    /** Why an image URL could not be copied (refused by the SSRF guard, not an image, …), for the people who set it. */
+    imageFailures: p.json<ImageCopyFailure[]>().default('[]'),
     url: p.string().length(2048).nullable(),
     brand: p.string().length(200).nullable(),
     sku: p.string().length(100).nullable(),

@@ -1,6 +1,6 @@
 /**
  * Products of a workspace: created by hand, imported from a product page on the open web (through the SSRF
- * guard; the page's text is stored as untrusted data), updated, deleted (softly: campaigns keep their links).
+ * guard; the page's text is stored as untrusted data, its images copied into the media store), updated, deleted (softly: campaigns keep their links).
  */
 import { z } from 'zod';
 import { NotFoundError, ValidationError } from '../../errors.ts';
@@ -17,6 +17,7 @@ import { HttpUrl } from '../shared/schemas.ts';
 import { ownedBy, type WorkspaceScope } from '../shared/scope.ts';
 import { parseInput } from '../shared/validate.ts';
 import { extractProductFromHtml } from './page-extraction.ts';
+import type { ImageCopyFailure, ProductImageStore, StoredProductImage } from './product-images.ts';
 import { Product } from './product.entity.ts';
 
 export const ProductFields = z.object({
@@ -52,6 +53,10 @@ export interface ProductView {
   price: number | null;
   currency: string | null;
   images: string[];
+  /** Copies of the first images in the platform's media store (creative composes with these). */
+  storedImages: StoredProductImage[];
+  /** Image URLs that could not be copied, and why. */
+  imageFailures: ImageCopyFailure[];
   url: string | null;
   brand: string | null;
   sku: string | null;
@@ -73,6 +78,8 @@ export function toProductView(product: Product): ProductView {
     price: product.priceMinor === null || product.priceMinor === undefined ? null : product.priceMinor / 100,
     currency: product.currency ?? null,
     images: product.images,
+    storedImages: product.storedImages,
+    imageFailures: product.imageFailures,
     url: product.url ?? null,
     brand: product.brand ?? null,
     sku: product.sku ?? null,
@@ -88,7 +95,18 @@ export function toProductView(product: Product): ProductView {
 const toMinor = (price: number | null | undefined) =>
   price === null || price === undefined ? null : Math.round(price * 100);
 
-export function createProductsService(deps: { safeFetch: SafeFetch }) {
+export function createProductsService(deps: { safeFetch: SafeFetch; images: ProductImageStore }) {
+  /**
+   * Copies the product's images into the media store (after the row exists, so the keys name it) and saves
+   * what was copied. Runs whenever the image URLs are set: at import, on create and on update.
+   */
+  async function copyImages(scope: WorkspaceScope, product: Product): Promise<void> {
+    const { stored, failures } = await deps.images.copyImages(scope.workspaceId, product.id, product.images);
+    product.storedImages = stored;
+    product.imageFailures = failures;
+    await scope.em.flush();
+  }
+
   async function find(scope: WorkspaceScope, productId: string): Promise<Product> {
     const product = await scope.em.findOne(Product, { id: productId, deletedAt: null });
     if (!product) throw new NotFoundError('Product', productId);
@@ -128,6 +146,8 @@ export function createProductsService(deps: { safeFetch: SafeFetch }) {
         priceMinor: toMinor(data.price),
         currency: data.currency ?? null,
         images: data.images ?? [],
+        storedImages: [],
+        imageFailures: [],
         url: data.url ?? null,
         brand: data.brand ?? null,
         sku: data.sku ?? null,
@@ -138,6 +158,7 @@ export function createProductsService(deps: { safeFetch: SafeFetch }) {
         deletedAt: null,
       });
       await scope.em.flush();
+      if (product.images.length > 0) await copyImages(scope, product);
       return toProductView(product);
     },
 
@@ -154,6 +175,7 @@ export function createProductsService(deps: { safeFetch: SafeFetch }) {
       if (data.sku !== undefined) product.sku = data.sku ?? null;
       if (data.attributes !== undefined) product.attributes = data.attributes;
       await scope.em.flush();
+      if (data.images !== undefined) await copyImages(scope, product);
       return toProductView(product);
     },
 
@@ -204,6 +226,8 @@ export function createProductsService(deps: { safeFetch: SafeFetch }) {
         priceMinor: extracted.priceMinor,
         currency: extracted.currency,
         images: extracted.images,
+        storedImages: [],
+        imageFailures: [],
         url: extracted.url,
         brand: extracted.brand,
         sku: extracted.sku,
@@ -214,6 +238,7 @@ export function createProductsService(deps: { safeFetch: SafeFetch }) {
         deletedAt: null,
       });
       await scope.em.flush();
+      if (product.images.length > 0) await copyImages(scope, product);
       return toProductView(product);
     },
   };
