@@ -68,7 +68,7 @@ const CHECKS = [
   'distinct',
   'lengths',
   'no generic phrase',
-];
+] as const;
 type Check = (typeof CHECKS)[number];
 
 /** Case- and diacritics-insensitive comparison form; no-break and thin spaces become spaces. */
@@ -107,7 +107,7 @@ function jaccard(a: Set<string>, b: Set<string>): number {
   return shared / union.size;
 }
 
-const CURRENCY = String.raw`(?:\p{Sc}|\b(?:kr|kr\.|zł|Kč|Ft|lei|CHF|SEK|NOK|DKK|ISK|EUR|USD|GBP|PLN|CZK|HUF|JPY|AUD|CAD|NZD|R\$)(?![\p{L}]))`;
+const CURRENCY = String.raw`(?:\p{Sc}|\b(?:kr\.|kr|zł|Kč|Ft|lei|CHF|SEK|NOK|DKK|ISK|EUR|USD|GBP|PLN|CZK|HUF|JPY|AUD|CAD|NZD|R\$)(?![\p{L}]))`;
 const AMOUNT = String.raw`\d{1,3}(?:[ ,.'’]\d{3})+(?:[.,]\d{1,2})?|\d+(?:[.,]\d{1,2})?`;
 /** Amounts next to a currency sign or code, either side ("€289.00", "1.299,00 €", "12 900 kr", "CHF 89.00"). */
 const PRICE = new RegExp(String.raw`${CURRENCY}\s?(?:${AMOUNT})(?:,[-–])?|(?:${AMOUNT})\s?${CURRENCY}`, 'gu');
@@ -219,7 +219,9 @@ async function evaluate(): Promise<Outcome[]> {
       if (!fixture.expect.facts.some((fact) => hasTerm(copy, fact)))
         failures['product facts'].push(`v${v + 1}: none of ${fixture.expect.facts.join('/')}`);
       for (const price of pricesIn(everything))
-        if (!accepted.has(norm(price))) failures['prices'].push(`v${v + 1}: "${price}"`);
+        // "12 900 kr." at the end of a sentence is "12 900 kr" and a full stop ("349 kr." is Danish as written).
+        if (!accepted.has(norm(price)) && !accepted.has(norm(price).replace(/\.$/, '')))
+          failures['prices'].push(`v${v + 1}: "${price}"`);
       for (const phrase of fixture.brand.dontSay)
         if (norm(everything).includes(norm(phrase))) failures['banned phrases'].push(`v${v + 1}: "${phrase}"`);
       const limits: [string, number, number][] = [
