@@ -18,7 +18,8 @@
 import { stemmer } from 'stemmer';
 import type { BrandView } from '../../brand/brand.service.ts';
 import type { ProductView } from '../../products/products.service.ts';
-import { COPY_LIMITS, SOCIAL_CAPTION_LIMIT } from './channel-lengths.ts';
+import { COPY_LIMITS } from './channel-lengths.ts';
+import { finishDraft, MAX_OVERLAP, overlap, trigrams } from './finish.ts';
 import type {
   BriefRequest,
   CampaignBrief,
@@ -32,15 +33,7 @@ import type {
 } from './copy-engine.ts';
 import { parseIntent, type ParsedIntent } from './intent.ts';
 import { formatProductPrice, localiseNumbers, marketOf, type Market } from './market.ts';
-import {
-  cleanText,
-  containsPhrase,
-  fitLength,
-  looksLikeInstruction,
-  scrubPhrases,
-  sentencesOf,
-  toHashtag,
-} from './sanitize.ts';
+import { cleanText, fitLength, looksLikeInstruction, scrubPhrases, sentencesOf } from './sanitize.ts';
 
 /** A currency amount inside product text ("was €349", "save 20 USD"): such sentences are not quoted. */
 const MONEY_IN_TEXT =
@@ -537,32 +530,6 @@ function scrub(text: string, brand: BrandView, max: number, fallback?: string): 
   return fitLength(scrubPhrases(text, brand.voice.dontSay, fallback), max);
 }
 
-/** Word 3-grams, case- and diacritics-insensitive: what "the same words" means between two variants. */
-function trigrams(text: string): Set<string> {
-  const words =
-    text
-      .normalize('NFKD')
-      .replace(/\p{M}/gu, '')
-      .toLowerCase()
-      .match(/[\p{L}\p{N}]+(?:['’-][\p{L}\p{N}]+)*/gu) ?? [];
-  const grams = new Set<string>();
-  for (let i = 0; i + 3 <= words.length; i += 1) grams.add(words.slice(i, i + 3).join(' '));
-  return grams;
-}
-
-function overlap(a: Set<string>, b: Set<string>): number {
-  let shared = 0;
-  for (const gram of a) if (b.has(gram)) shared += 1;
-  const union = a.size + b.size - shared;
-  return union === 0 ? 0 : shared / union;
-}
-
-/**
- * Variants share at most this much of their wording (word 3-grams, Jaccard): above it, a variant leaves out
- * the quotes it shares most with the variants before it, keeping at least one quote of the product.
- */
-const MAX_OVERLAP = 0.4;
-
 /** The body's sentences within the limit, quotes another variant already says dropped while too alike. */
 function bodyOf(parts: (string | Quote)[], max: number, headline: string, earlier: Set<string>[]): string {
   const kept = parts.filter((part) => (typeof part === 'string' ? part !== '' : part.quote !== ''));
@@ -655,73 +622,39 @@ export function createBuiltinCopyEngine(): CopyEngine {
       const product = factsOf(request.products[0], intent.market);
       const plan = planOf(intent, product, brand);
       const angles = anglesFor(plan);
-      const hashtags = [toHashtag(product.title), intent.market ? toHashtag(intent.market.place) : null].filter(
-        (tag): tag is string => !!tag && !brand.voice.dontSay.some((phrase) => containsPhrase(tag, phrase)),
-      );
+      const context = {
+        brand,
+        product: request.products[0] ?? null,
+        market: intent.market,
+        channels: request.channels,
+      };
       const drafts: CopyDraft[] = [];
       const said: Set<string>[] = [];
       for (let index = 0; index < request.variantCount; index += 1) {
         const written = angles[index % angles.length]!(plan);
         const round = Math.floor(index / angles.length);
-        const headline = scrub(
-          firstFitting(written.headline, COPY_LIMITS.headline),
-          brand,
-          COPY_LIMITS.headline,
-          product.title,
-        );
-        const body = scrub(
-          bodyOf(written.body, COPY_LIMITS.body, headline, said),
-          brand,
-          COPY_LIMITS.body,
-          product.title,
-        );
-        said.push(trigrams(`${headline} ${body}`));
-        const callToAction = scrub(
-          firstFitting(written.callToAction, COPY_LIMITS.callToAction),
-          brand,
-          COPY_LIMITS.callToAction,
-          'See details',
-        );
-        const tags = hashtags.join(' ');
-        const captionRoom = SOCIAL_CAPTION_LIMIT - (tags ? tags.length + 1 : 0);
-        drafts.push({
-          name: `${written.angle} ${index + 1}${round > 0 ? ` (${round + 1})` : ''}`,
-          headline:
-            plan.lively &&
-            written.angle !== 'Proof' &&
-            !/[.!?]$/.test(headline) &&
-            headline.length < COPY_LIMITS.headline
-              ? `${headline}!`
-              : headline,
-          body,
-          callToAction,
-          channelFields: {
-            ...(request.channels.includes('email')
-              ? {
-                  email: {
-                    subject: scrub(
-                      firstFitting(written.subject, COPY_LIMITS.emailSubject),
-                      brand,
-                      COPY_LIMITS.emailSubject,
-                      product.title,
-                    ),
-                    preheader: scrub(
-                      firstFitting(written.preheader, COPY_LIMITS.emailPreheader),
-                      brand,
-                      COPY_LIMITS.emailPreheader,
-                      product.title,
-                    ),
-                  },
-                }
-              : {}),
-            ...(request.channels.includes('social')
-              ? { social: { caption: fitLength(`${headline}\n\n${body}`, captionRoom), hashtags } }
-              : {}),
-            ...(request.channels.includes('web')
-              ? { web: { eyebrow: fitLength(plan.brand, COPY_LIMITS.webEyebrow) } }
-              : {}),
+        const fitted = firstFitting(written.headline, COPY_LIMITS.headline);
+        const headline =
+          plan.lively && written.angle !== 'Proof' && !/[.!?]$/.test(fitted) && fitted.length < COPY_LIMITS.headline
+            ? `${fitted}!`
+            : fitted;
+        const body = bodyOf(written.body, COPY_LIMITS.body, headline, said);
+        const draft = finishDraft(
+          {
+            name: `${written.angle} ${index + 1}${round > 0 ? ` (${round + 1})` : ''}`,
+            headline,
+            body,
+            callToAction: firstFitting(written.callToAction, COPY_LIMITS.callToAction),
+            emailSubject: firstFitting(written.subject, COPY_LIMITS.emailSubject),
+            emailPreheader: firstFitting(written.preheader, COPY_LIMITS.emailPreheader),
+            socialCaption: `${headline}\n\n${body}`,
+            hashtags: [product.title, intent.market?.place ?? ''],
           },
-        });
+          context,
+          index,
+        );
+        said.push(trigrams(`${draft.headline} ${draft.body}`));
+        drafts.push(draft);
       }
       return drafts;
     },
