@@ -132,6 +132,26 @@ export function dropRepeats(drafts: CopyDraft[]): CopyDraft[] {
   return kept.map((entry) => entry.draft);
 }
 
+/** A caption keeps its paragraphs (a headline line, then the body); each is finished like any text. */
+function finishCaption(raw: string, context: FinishContext, max: number, fallback: string): string {
+  const paragraphs = raw
+    .split(/\n\s*\n/)
+    .map((paragraph) => finishText(paragraph, context, max))
+    .filter(Boolean);
+  let caption = '';
+  for (const paragraph of paragraphs) {
+    const next = caption ? `${caption}\n\n${paragraph}` : paragraph;
+    if (next.length <= max) caption = next;
+    else {
+      // The last paragraph that does not fit whole is cut at a sentence or word boundary.
+      const room = max - caption.length - 2;
+      if (room > 40) caption = caption ? `${caption}\n\n${fitLength(paragraph, room)}` : fitLength(paragraph, max);
+      break;
+    }
+  }
+  return caption || finishText(fallback, context, max);
+}
+
 /** A draft that meets the rules above, whichever engine wrote it. */
 export function finishDraft(raw: RawDraft, context: FinishContext, index: number): CopyDraft {
   const { brand, channels } = context;
@@ -161,7 +181,7 @@ export function finishDraft(raw: RawDraft, context: FinishContext, index: number
         ? {
             social: {
               // UTF-16 length bounds the grapheme count from above, so this fits a grapheme limit too.
-              caption: finishText(
+              caption: finishCaption(
                 raw.socialCaption || `${headline}\n\n${body}`,
                 context,
                 SOCIAL_CAPTION_LIMIT - (tags ? tags.length + 1 : 0),
