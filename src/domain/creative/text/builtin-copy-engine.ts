@@ -7,13 +7,16 @@
  *   the points to stress by word stems (so "lifetime repairs" finds "free repairs for life");
  * - the brand voice: its "do say" phrases are quoted, its "don't say" phrases scrubbed from everything.
  *
- * Each variant takes another angle — benefit (what the points give the audience), proof (each point answered
- * by a product fact and the numbers), moment (the timing and the price), story (the product's description in
- * order, from the brand) — and so quotes different facts in a different build, rather than reshuffling one
- * set of words. The connecting words are few and short (never three fixed words in a row), so a phrase of
- * four words always carries some of the brief's own words. Prices are written in the market's format
- * (`formatProductPrice`), lengths fit each surface (`channel-lengths.ts`). The same inputs always give the
- * same copy (tests and regenerations are reproducible).
+ * Each variant takes another angle — benefit (what the points give the audience, backed by the description),
+ * proof (each point answered by an attribute or another clause, then the figures), moment (the occasion or
+ * timing, what the others leave out, the attributes with their labels, the price), story (the description in
+ * order, in the brand's name) — and so quotes different facts in a different build, rather than reshuffling
+ * one set of words; a variant still too close to an earlier one leaves quotes out (`MAX_OVERLAP`). The
+ * connecting words are few and short and always sit next to the brief's or the product's own words, so no
+ * four-word phrase is the same across unrelated briefs. The copy then goes through the rules every engine's
+ * output ends in (`finishDraft`: untrusted text, prices in the market's format, banned phrases, lengths per
+ * surface). The same inputs always give the same copy (tests and regenerations are reproducible). Docs:
+ * docs/creative.md.
  */
 import { stemmer } from 'stemmer';
 import type { BrandView } from '../../brand/brand.service.ts';
@@ -46,11 +49,11 @@ const STOP_WORDS = new Set(
 );
 
 interface Fact {
-  /** As quoted in copy: a description sentence, or an attribute written as a phrase ("410 g", "serves 8"). */
+  /** As quoted in copy: a clause of the description, or an attribute's value ("410 g", "7 courses"). */
   text: string;
   kind: 'sentence' | 'attribute';
   stems: Set<string>;
-  /** An attribute as the product lists it ("Origin: Ethiopia, Colombia, Brazil"). */
+  /** An attribute as the product lists it, label and value ("Origin: Ethiopia, Colombia, Brazil"). */
   listed?: string;
 }
 

@@ -1,15 +1,16 @@
 /**
  * Reads a marketer's intent ("launch to hikers in Scandinavia before winter; stress recycled materials and
- * lifetime repairs") into what the copy must carry: the audience ("hikers"), the market (`places.ts`), the
- * moment ("before winter", season "winter"), the points to stress ("recycled materials", "lifetime repairs")
- * and the kind of push (a launch, a gift, an offer).
+ * lifetime repairs") into what the copy must carry: the audience ("hikers", and the whole phrase "hikers in
+ * Scandinavia before winter"), the market (`places.ts`), the moment ("before winter"), the occasion
+ * ("Back-to-school push" → "Back-to-school"), a thing offered apart from the product ("the June trips"), the
+ * points to stress ("recycled materials", "lifetime repairs") and the kind of push (a launch, a gift, an offer).
  *
- * The reading is grammatical, not a list of expected briefs: clauses are split at `;`, `.` and ", then";
- * a clause led by a verb of emphasis ("stress", "highlight", "focus on"…) lists points to stress; elsewhere
- * the audience is the noun phrase after "to", "for", "at", "reach", "target"… up to the next preposition,
- * and the moment is a calendar word (a season, a month from Intl, a holiday — a capitalised "… Day", or one
- * of the few fixed feasts marketers name) with the preposition before it. Words the reading does not
- * recognise are not lost: the copy quotes the brief's own phrases, never a stock line.
+ * The reading is grammatical, not a list of expected briefs: clauses are split at `;`, `.` and dashes; a
+ * clause led by a verb of emphasis ("stress", "highlight", "focus on"…) lists points to stress; the framing
+ * clause is read as [occasion campaign] [verb [object] to|for|with] audience phrase, the audience phrase kept
+ * whole with its place and situation ("whose skin gets dry in the cold months"); the moment is a calendar word
+ * (a season, a month from Intl, a capitalised "… Day", or one of the few feasts named without "Day") with the
+ * preposition before it. The copy then quotes these phrases in the brief's own words.
  */
 import type { Market } from './market.ts';
 import { detectMarket } from './places.ts';
