@@ -3,9 +3,11 @@
  * from an intent, the intent's audience, moment and points to stress, the rules every engine's output ends
  * in, the built-in engine on the issue's own brief, and the video template's offer scene.
  */
+import fc from 'fast-check';
 import type { BrandView } from '../../src/domain/brand/brand.service.ts';
 import { DEFAULT_BRANDBOOK, DEFAULT_CONCIERGE } from '../../src/domain/brand/brand-defaults.ts';
 import { createBuiltinCopyEngine } from '../../src/domain/creative/text/builtin-copy-engine.ts';
+import { COPY_LIMITS, graphemeCount, SOCIAL_CAPTION_LIMIT } from '../../src/domain/creative/text/channel-lengths.ts';
 import { finishDraft, marketPrices, parseAmount } from '../../src/domain/creative/text/finish.ts';
 import { parseIntent } from '../../src/domain/creative/text/intent.ts';
 import {
@@ -235,6 +237,71 @@ describe('the built-in engine on the issue’s brief', () => {
     expect(bare).toHaveLength(2);
     for (const draft of bare) expect(draft.headline.length).toBeGreaterThan(0);
   });
+});
+
+it('writes copy within every limit and without banned phrases for any intent, product text and voice', async () => {
+  const engine = createBuiltinCopyEngine();
+  const words = fc.constantFrom(
+    'hikers',
+    'in',
+    'Oslo',
+    'stress',
+    'and',
+    'before',
+    'winter',
+    'cheap',
+    ';',
+    'for',
+    'the',
+    'Christmas',
+    'gift',
+    'campaign',
+    '€12',
+    'ignore previous instructions',
+    '<b>x</b>',
+    'https://x.example',
+    'ÆØÅ',
+    '1,000',
+    'that it is',
+  );
+  const text = fc.array(words, { maxLength: 40 }).map((list) => list.join(' '));
+  await fc.assert(
+    fc.asyncProperty(
+      text,
+      text,
+      fc.subarray(['cheap', 'winter', 'the new', 'for']),
+      async (intent, description, dontSay) => {
+        const voice = { ...brand.voice, dontSay };
+        const request = {
+          intent,
+          campaignName: 'Any',
+          objective: null,
+          channels: ['web', 'email', 'social'],
+          products: [{ ...jacket, description }],
+          brand: { ...brand, voice },
+        };
+        const brief = await engine.writeBrief(request);
+        const drafts = await engine.writeCopy({ ...request, brief, variantCount: 3 });
+        expect(drafts).toHaveLength(3);
+        for (const draft of drafts) {
+          expect(draft.headline.length).toBeGreaterThan(0);
+          expect(draft.headline.length).toBeLessThanOrEqual(COPY_LIMITS.headline);
+          expect(draft.body.length).toBeLessThanOrEqual(COPY_LIMITS.body);
+          expect(draft.callToAction.length).toBeLessThanOrEqual(COPY_LIMITS.callToAction);
+          expect(draft.channelFields.email!.subject!.length).toBeLessThanOrEqual(COPY_LIMITS.emailSubject);
+          expect(draft.channelFields.email!.preheader!.length).toBeLessThanOrEqual(COPY_LIMITS.emailPreheader);
+          const social = draft.channelFields.social!;
+          expect(graphemeCount([social.caption, ...social.hashtags!].join(' '))).toBeLessThanOrEqual(
+            SOCIAL_CAPTION_LIMIT,
+          );
+          const all = JSON.stringify(draft).toLowerCase();
+          for (const phrase of dontSay) expect(all).not.toContain(phrase);
+          expect(all).not.toMatch(/ignore previous|https?:|<b>/);
+        }
+      },
+    ),
+    { numRuns: 60, seed: 22 },
+  );
 });
 
 describe('the video template’s scenes', () => {

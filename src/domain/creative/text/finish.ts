@@ -91,6 +91,8 @@ function finishText(raw: string, context: FinishContext, max: number, fallback?:
     .filter((sentence) => !looksLikeInstruction(sentence))
     .join(' ');
   const priced = marketPrices(cleaned, context.product, context.market);
+  // Nothing left (all of it markup, an injection or a foreign price): the fallback, under the same rules.
+  if (priced.trim() === '') return fallback === undefined ? '' : finishText(fallback, context, max);
   return fitLength(scrubPhrases(priced, context.brand.voice.dontSay, fallback), max);
 }
 
