@@ -105,6 +105,9 @@ describe('markets and their formats', () => {
     expect(detectMarket('Nice weather for a walk')).toBeNull();
     expect(detectMarket('for the US market')).toMatchObject({ country: 'US' });
     expect(detectMarket('a launch with no place in it')).toBeNull();
+    // Typed without capitals: only cities of a million or more, named as the place data names them.
+    expect(detectMarket('grandparents in toronto for the holidays')).toMatchObject({ country: 'CA', place: 'Toronto' });
+    expect(detectMarket('a nice gift for mobile users')).toBeNull();
   });
 });
 
@@ -167,6 +170,14 @@ describe('the rules every engine’s copy ends in', () => {
     expect(plain(marketPrices('Only €289.00. Was €349! Still EUR 289.', jacket, market))).toBe(
       'Only 289,00 €. Still 289,00 €.',
     );
+    // The same amount in another currency is another price; a sign's country letters belong to it ("CA$").
+    expect(marketPrices('Now CA$289.00. Also $289. Or 289 kr. Yes: 289 EUR.', jacket, null)).toBe('Yes: €289.00.');
+    expect(
+      plain(marketPrices('Nu 12 900 kr.', { ...jacket, price: 12900, currency: 'SEK' }, { locale: 'sv-SE' })),
+    ).toBe('Nu 12 900 kr.');
+    expect(
+      plain(marketPrices('Only 349 kr. today', { ...jacket, price: 349, currency: 'DKK' }, { locale: 'da-DK' })),
+    ).toBe('Only 349 kr. today');
     expect(marketPrices('No prices here.', jacket, market)).toBe('No prices here.');
   });
 

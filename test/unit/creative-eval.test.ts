@@ -107,7 +107,7 @@ function jaccard(a: Set<string>, b: Set<string>): number {
   return shared / union.size;
 }
 
-const CURRENCY = String.raw`(?:\p{Sc}|\b(?:kr\.|kr|zł|Kč|Ft|lei|CHF|SEK|NOK|DKK|ISK|EUR|USD|GBP|PLN|CZK|HUF|JPY|AUD|CAD|NZD|R\$)(?![\p{L}]))`;
+const CURRENCY = String.raw`(?:\b[A-Z]{1,3}\p{Sc}|\p{Sc}|\b(?:kr\.|kr|zł|Kč|Ft|lei|CHF|SEK|NOK|DKK|ISK|EUR|USD|GBP|PLN|CZK|HUF|JPY|AUD|CAD|NZD|R\$)(?![\p{L}]))`;
 const AMOUNT = String.raw`\d{1,3}(?:[ ,.'’]\d{3})+(?:[.,]\d{1,2})?|\d+(?:[.,]\d{1,2})?`;
 /** Amounts next to a currency sign or code, either side ("€289.00", "1.299,00 €", "12 900 kr", "CHF 89.00"). */
 const PRICE = new RegExp(String.raw`${CURRENCY}\s?(?:${AMOUNT})(?:,[-–])?|(?:${AMOUNT})\s?${CURRENCY}`, 'gu');

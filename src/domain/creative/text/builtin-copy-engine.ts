@@ -204,12 +204,17 @@ function isPhrase(point: string): boolean {
   return !/\b(?:is|are|was|were|has|have|had|can|will|would|does|do|gets|get|makes)\b/i.test(point);
 }
 
+/** Seasons are common nouns mid-sentence ("Order for autumn"); feasts and months keep their capitals. */
+function midSentence(text: string): string {
+  return text.replace(/\b(?:Spring|Summer|Autumn|Fall|Winter)\b/g, (season) => season.toLowerCase());
+}
+
 /** The brief's timing when the audience phrase and the occasion do not say it already. */
 function unsaidTiming(plan: Plan): string | null {
   const moment = plan.intent.moment;
   if (!moment) return null;
   const said = `${plan.who ?? ''} ${plan.intent.occasion ?? ''} ${plan.intent.object ?? ''}`.toLowerCase();
-  return said.includes(moment.toLowerCase()) ? null : moment;
+  return said.includes(moment.toLowerCase()) ? null : midSentence(moment);
 }
 
 /** A point without its article, for headlines: "the rear light" → "rear light". */
@@ -323,8 +328,7 @@ function attributesOf(plan: Plan): Fact[] {
 function orderWhen(plan: Plan): string | null {
   const moment = plan.intent.moment;
   if (!moment) return null;
-  // Seasons are common nouns mid-sentence ("Order for autumn"); feasts and months keep their capitals.
-  const said = moment.replace(/\b(?:Spring|Summer|Autumn|Fall|Winter)\b/g, (season) => season.toLowerCase());
+  const said = midSentence(moment);
   return /^(?:before|by|for|this|in|ahead|during|until|next)\b/i.test(said) ? `Order ${said}` : `Order for ${said}`;
 }
 
@@ -487,7 +491,7 @@ const moment: AngleWriter = (plan) => {
     ],
     callToAction: [orderWhen(plan), product.callName && `Order ${product.callName}`, 'Order now'],
     subject: [
-      when && `${product.title}, ${when}`,
+      when && `${product.title}, ${midSentence(when)}`,
       intent.audience && `${product.title} for ${intent.audience}`,
       product.title,
     ],

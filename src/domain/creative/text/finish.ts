@@ -43,7 +43,8 @@ export interface FinishContext {
   channels: readonly string[];
 }
 
-const CURRENCY_SIGN = String.raw`(?:\p{Sc}|\b(?:kr\.?|zł|Kč|Ft|lei|CHF|SEK|NOK|DKK|ISK|EUR|USD|GBP|PLN|CZK|HUF|JPY|AUD|CAD|NZD|R\$)(?![\p{L}]))`;
+// A sign may carry its country's letters ("CA$", "US$", "R$"), which belong to the amount as written.
+const CURRENCY_SIGN = String.raw`(?:\b[A-Z]{1,3}\p{Sc}|\p{Sc}|\b(?:kr\.?|zł|Kč|Ft|lei|CHF|SEK|NOK|DKK|ISK|EUR|USD|GBP|PLN|CZK|HUF|JPY|AUD|CAD|NZD|R\$)(?![\p{L}]))`;
 const AMOUNT = String.raw`\d{1,3}(?:[\s\u00a0\u202f,.'’]\d{3})+(?:[.,]\d{1,2})?|\d+(?:[.,]\d{1,2})?`;
 /** An amount with a currency sign or code on either side ("€289.00", "1.299,00 €", "12 900 kr", "CHF 89"). */
 const MONEY = new RegExp(
@@ -64,19 +65,38 @@ export function parseAmount(written: string): number | null {
   return Number.isFinite(value) ? value : null;
 }
 
+/** How `currency` may be written: its code and its symbols in the market's locale and in English. */
+function signsOf(currency: string, market: FinishContext['market']): Set<string> {
+  const signs = new Set([currency.toUpperCase()]);
+  for (const locale of [market?.locale ?? 'en', 'en'])
+    for (const currencyDisplay of ['symbol', 'narrowSymbol'] as const) {
+      const parts = new Intl.NumberFormat(locale, { style: 'currency', currency, currencyDisplay }).formatToParts(1);
+      const sign = parts.find((part) => part.type === 'currency')?.value;
+      if (sign) signs.add(sign.replace(/\.$/, ''));
+    }
+  return signs;
+}
+
 /**
  * `text` with the product's price in the market's format wherever it is quoted, and without the sentences
- * that quote any other amount.
+ * that quote any other amount, or this amount in another currency.
  */
 export function marketPrices(text: string, product: FinishContext['product'], market: FinishContext['market']): string {
   if (!MONEY.test(text)) return text;
   MONEY.lastIndex = 0;
   const price = formatProductPrice(product, market);
+  const signs = price && product?.currency ? signsOf(product.currency, market) : new Set<string>();
   const kept = sentencesOf(text).flatMap((sentence) => {
     let foreign = false;
     const fixed = sentence.replace(MONEY, (written) => {
       const value = parseAmount(written);
-      if (price && value !== null && product && Math.abs(value - product.price!) < 0.005) return price;
+      const sign = written
+        .replace(/[\d\s\u00a0\u202f.,'’–-]+/g, ' ')
+        .trim()
+        .replace(/\.$/, '');
+      if (price && value !== null && signs.has(sign) && Math.abs(value - product!.price!) < 0.005)
+        // "12 900 kr." at a sentence's end: the full stop stays when the market's format has none of its own.
+        return written.endsWith('.') && !price.endsWith('.') ? `${price}.` : price;
       foreign = true;
       return written;
     });

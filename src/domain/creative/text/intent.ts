@@ -183,7 +183,9 @@ function framingOf(clause: string): Framing {
   } else if (verb) {
     // "Sell the February trips to couples…", "Fill Thursday tables in January with food lovers…".
     const split = /\s(?:to|with|among)\s/i.exec(rest);
-    if (split && split.index > 0 && split.index <= 60) {
+    // "… with food lovers" names people; "… with a spring sale" names the means, not the audience.
+    const people = split && !/^(?:a|an|the|our|their|its)\s/i.test(rest.slice(split.index + split[0].length));
+    if (split && people && split.index > 0 && split.index <= 60) {
       object = rest.slice(0, split.index);
       rest = rest.slice(split.index + split[0].length);
     }

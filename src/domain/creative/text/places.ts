@@ -64,6 +64,8 @@ interface Place {
   kind: 'region' | 'country' | 'province' | 'city';
   /** Only recognised when written with capitals (short aliases like "US", city names like "Nice"). */
   capitalised: boolean;
+  /** A city's population (0 for other places). */
+  population: number;
 }
 
 let index: Map<string, Place> | null = null;
@@ -77,7 +79,13 @@ function placeIndex(): Map<string, Place> {
     if (k && !map.has(k)) map.set(k, place);
   };
   for (const [alias, region] of Object.entries(REGIONS))
-    add(alias, { name: region.name, countries: region.countries, kind: 'region', capitalised: alias === 'uk' });
+    add(alias, {
+      name: region.name,
+      countries: region.countries,
+      kind: 'region',
+      capitalised: alias === 'uk',
+      population: 0,
+    });
   const english = countries.getNames('en', { select: 'all' });
   for (const [code, names] of Object.entries(english)) {
     // The country's own name for itself ("Deutschland", "Sverige") counts too.
@@ -89,6 +97,7 @@ function placeIndex(): Map<string, Place> {
         countries: [code],
         kind: 'country',
         capitalised: name.replace(/\./g, '').length <= 3,
+        population: 0,
       });
   }
   // Provinces and states with at least a few listed cities; the country most of their cities are in.
@@ -108,10 +117,16 @@ function placeIndex(): Map<string, Place> {
   }
   for (const [name, byCountry] of provinces) {
     const [country, count] = [...byCountry].sort((a, b) => b[1] - a[1])[0]!;
-    if (count >= 3) add(name, { name, countries: [country], kind: 'province', capitalised: true });
+    if (count >= 3) add(name, { name, countries: [country], kind: 'province', capitalised: true, population: 0 });
   }
   for (const city of cities.values())
-    add(city.name, { name: city.name, countries: [city.country], kind: 'city', capitalised: true });
+    add(city.name, {
+      name: city.name,
+      countries: [city.country],
+      kind: 'city',
+      capitalised: true,
+      population: city.pop,
+    });
   index = map;
   return map;
 }
@@ -140,7 +155,14 @@ export function detectMarket(text: string): Market | null {
       if (!place) continue;
       const capitalised = span.every((word) => /^\p{Lu}/u.test(word[0]));
       const sentenceStart = start === 0 || /[.!?;:]\s*$/.test(text.slice(0, start));
-      if (place.capitalised && (!capitalised || (place.kind !== 'country' && place.kind !== 'region' && sentenceStart)))
+      // An intent typed all in lower case ("… in toronto") has no capitals to go by: then only cities of a
+      // million or more count, whose names are not everyday words.
+      const lowerCaseBig = !/\p{Lu}/u.test(text) && place.kind === 'city' && place.population >= 1_000_000;
+      if (
+        place.capitalised &&
+        !lowerCaseBig &&
+        (!capitalised || (place.kind !== 'country' && place.kind !== 'region' && sentenceStart))
+      )
         continue;
       if (place.kind === 'country' && place.capitalised && written !== written.toUpperCase()) continue;
       if (!best || KIND_RANK[place.kind] < KIND_RANK[best.place.kind]) best = { place, at: start, written };
@@ -153,7 +175,8 @@ export function detectMarket(text: string): Market | null {
   return {
     country,
     locale: localeForCountry(country),
-    place: best.place.kind === 'region' ? best.place.name : best.written,
+    // As the brief writes it, unless it wrote it without capitals (then as the place data does: "Toronto").
+    place: best.place.kind === 'region' || !/\p{Lu}/u.test(best.written) ? best.place.name : best.written,
     countries: best.place.countries,
   };
 }
