@@ -15,7 +15,7 @@ import { Variant } from '../campaigns/variant.entity.ts';
 import type { CreativeStudio } from '../creative/studio.ts';
 import type { EmbeddedImage } from '../creative/images/compose.ts';
 import { encodeVideo, type Keyframe } from '../creative/video/ffmpeg.ts';
-import { formatPrice } from '../products/price.ts';
+import { formatProductPrice, marketOf, type Market } from '../creative/text/market.ts';
 import { toProductView, type ProductView } from '../products/products.service.ts';
 import { findTemplate, type VideoTemplate } from '../video/templates.ts';
 import { STILL_SIZES, type RenderOutput, type RenderRequest } from './render.types.ts';
@@ -34,6 +34,57 @@ interface SceneText {
 
 export interface RenderProgress {
   (fraction: number, message: string): void;
+}
+
+/**
+ * One scene of a template, filled from the variant. Each scene says something the others do not: the
+ * benefit scene the body's first sentence, the offer scene the price as the campaign's market writes it
+ * ("289,00 €", no English "Now" before it) over a later sentence that does not repeat the price.
+ */
+export function templateScene(
+  kind: VideoTemplate['scenes'][number]['kind'],
+  text: SceneText,
+  brand: BrandView,
+  product: ProductView | null,
+  market: Market | null,
+): SceneText & { headlineOnly: boolean } {
+  const price = formatProductPrice(product, market);
+  const sentences = text.body.split(/(?<=[.!?])\s+/).filter(Boolean);
+  switch (kind) {
+    case 'title':
+      return { ...text, headlineOnly: true };
+    case 'product':
+      return {
+        headline: product?.title ?? text.headline,
+        body: text.body,
+        callToAction: text.callToAction,
+        headlineOnly: true,
+      };
+    case 'benefit':
+      return {
+        headline: sentences[0] ?? text.body,
+        body: '',
+        callToAction: text.callToAction,
+        headlineOnly: true,
+      };
+    case 'offer':
+      return {
+        headline: price ?? text.headline,
+        body:
+          sentences
+            .slice(1)
+            .find((sentence) => !price || !sentence.replace(/\s/g, ' ').includes(price.replace(/\s/g, ' '))) ?? '',
+        callToAction: text.callToAction,
+        headlineOnly: true,
+      };
+    case 'call_to_action':
+      return {
+        headline: text.callToAction,
+        body: brand.profile.displayName,
+        callToAction: text.callToAction,
+        headlineOnly: false,
+      };
+  }
 }
 
 export function createRenderer(deps: { studio: CreativeStudio; brand: BrandService }) {
@@ -78,47 +129,6 @@ export function createRenderer(deps: { studio: CreativeStudio; brand: BrandServi
       height: size.height,
       durationSeconds,
     };
-  }
-
-  function templateScene(
-    kind: VideoTemplate['scenes'][number]['kind'],
-    text: SceneText,
-    brand: BrandView,
-    product: ProductView | null,
-  ): SceneText & { headlineOnly: boolean } {
-    const price = formatPrice(product);
-    switch (kind) {
-      case 'title':
-        return { ...text, headlineOnly: true };
-      case 'product':
-        return {
-          headline: product?.title ?? text.headline,
-          body: text.body,
-          callToAction: text.callToAction,
-          headlineOnly: true,
-        };
-      case 'benefit':
-        return {
-          headline: text.body.split(/(?<=[.!?])\s/)[0] ?? text.body,
-          body: '',
-          callToAction: text.callToAction,
-          headlineOnly: true,
-        };
-      case 'offer':
-        return {
-          headline: price ? `Now ${price}` : text.headline,
-          body: text.body,
-          callToAction: text.callToAction,
-          headlineOnly: true,
-        };
-      case 'call_to_action':
-        return {
-          headline: text.callToAction,
-          body: brand.profile.displayName,
-          callToAction: text.callToAction,
-          headlineOnly: false,
-        };
-    }
   }
 
   async function frames(
@@ -196,15 +206,17 @@ export function createRenderer(deps: { studio: CreativeStudio; brand: BrandServi
           callToAction: 'Learn more',
         };
         let product: ProductView | null = null;
+        let market: Market | null = null;
         if (request.campaignId) {
           const found = await variantsOf(scope, request.campaignId, request.variantId);
           text = found.variants[0]!;
           product = found.product;
+          market = marketOf(found.campaign.brief);
         }
         const productImage = product ? await studio.fetchProductImage(product) : null;
         keyframes = await frames(
           template.scenes.map((scene, index) => ({
-            text: templateScene(scene.kind, text, brand, product),
+            text: templateScene(scene.kind, text, brand, product, market),
             seconds: scene.seconds,
             seed: `${template.id}:${index}`,
           })),

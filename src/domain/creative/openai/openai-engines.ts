@@ -1,12 +1,17 @@
 /**
  * Creative engines backed by an OpenAI-compatible HTTP API (`CREATIVE_PROVIDER=openai`): chat completions
- * with a JSON response for copy, `images/generations` (base64 PNG) for images. Any server that speaks those
- * two endpoints works (OpenAI, Azure-style gateways, local model servers).
+ * with structured outputs for copy (`response_format: json_schema`, strict — the schema is derived from the
+ * same zod schema the answer is parsed with), `images/generations` (base64 PNG) for images. Any server that
+ * speaks those two endpoints works (OpenAI, Azure-style gateways, local model servers).
  *
- * Product text is passed inside a fenced, labelled data block with an explicit instruction that it is data;
- * the answer is parsed against a schema and cleaned like any untrusted text, and the brand's "don't say"
- * phrases are scrubbed from it, so a model that misbehaves cannot put markup, links or banned words on a
- * brand site. Errors carry the HTTP status but never the API key or the response body.
+ * The prompt carries what the built-in engine reads from the brief (audience, market, moment, points to
+ * stress, the price as the market writes it, the length of each field). Product text is passed inside a
+ * fenced, labelled data block with an explicit instruction that it is data. The answer goes through the same
+ * last step as the built-in engine's copy (`finishDraft`): cleaned like any untrusted text, instruction-like
+ * sentences dropped, prices in the market's format (other amounts dropped), the brand's "don't say" phrases
+ * scrubbed, lengths fitted — and a variant that repeats another is dropped — so a model that misbehaves
+ * cannot put markup, links, wrong prices or banned words on a brand site. Errors carry the HTTP status but
+ * never the API key or the response body.
  */
 import { z } from 'zod';
 import type { BrandView } from '../../brand/brand.service.ts';
@@ -20,6 +25,10 @@ import type {
   ImageDirection,
   ImageGenerator,
 } from '../text/copy-engine.ts';
+import { COPY_LIMITS, SOCIAL_CAPTION_LIMIT } from '../text/channel-lengths.ts';
+import { dropRepeats, finishDraft } from '../text/finish.ts';
+import { parseIntent } from '../text/intent.ts';
+import { formatProductPrice, marketOf } from '../text/market.ts';
 import { cleanText, fitLength, scrubPhrases } from '../text/sanitize.ts';
 
 export interface OpenAiOptions {
@@ -69,6 +78,25 @@ function brandBlock(brand: BrandView): string {
   });
 }
 
+/**
+ * The JSON Schema a provider's structured outputs need in strict mode, from the zod schema the answer is
+ * parsed with: every property listed as required (optional ones are nullable instead) and no others allowed.
+ */
+export function strictJsonSchema(schema: z.ZodType): Record<string, unknown> {
+  const strict = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(strict);
+    if (!node || typeof node !== 'object') return node;
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(node)) if (key !== '$schema') out[key] = strict(value);
+    if (out.type === 'object' && out.properties && typeof out.properties === 'object') {
+      out.required = Object.keys(out.properties);
+      out.additionalProperties = false;
+    }
+    return out;
+  };
+  return strict(z.toJSONSchema(schema)) as Record<string, unknown>;
+}
+
 const BriefAnswer = z.object({
   audience: z.string(),
   angle: z.string(),
@@ -83,8 +111,10 @@ const CopyAnswer = z.object({
         headline: z.string(),
         body: z.string(),
         callToAction: z.string(),
-        emailSubject: z.string().optional(),
-        socialCaption: z.string().optional(),
+        emailSubject: z.string().nullable().optional(),
+        emailPreheader: z.string().nullable().optional(),
+        socialCaption: z.string().nullable().optional(),
+        hashtags: z.array(z.string()).nullable().optional(),
       }),
     )
     .min(1),
@@ -119,12 +149,12 @@ export function createOpenAiEngines(options: OpenAiOptions): { copy: CopyEngine;
     return response.json();
   }
 
-  async function ask<T>(schema: z.ZodType<T>, prompt: string, signal?: AbortSignal): Promise<T> {
+  async function ask<T>(schema: z.ZodType<T>, name: string, prompt: string, signal?: AbortSignal): Promise<T> {
     const answer = (await post(
       '/chat/completions',
       {
         model: options.textModel,
-        response_format: { type: 'json_object' },
+        response_format: { type: 'json_schema', json_schema: { name, strict: true, schema: strictJsonSchema(schema) } },
         temperature: 0.7,
         messages: [
           { role: 'system', content: SYSTEM },
@@ -153,9 +183,25 @@ export function createOpenAiEngines(options: OpenAiOptions): { copy: CopyEngine;
     name: 'openai',
 
     async writeBrief(request, signal): Promise<CampaignBrief> {
+      const intent = cleanText(request.intent, 1000);
+      // Read deterministically, as the built-in engine does: the market is recorded on the brief for the later
+      // steps, and the rest tells the model what the marketer asked for.
+      const parsed = parseIntent(intent, request.objective);
+      const price = formatProductPrice(request.products[0] ?? null, parsed.market);
       const answer = await ask(
         BriefAnswer,
-        `Write a campaign brief as {"audience","angle","keyMessages":[…],"tone"}.\nCampaign: ${JSON.stringify(request.campaignName)}; objective: ${JSON.stringify(request.objective)}; channels: ${request.channels.join(', ')}.\nIntent from the marketer: ${JSON.stringify(cleanText(request.intent, 1000))}\nBrand: ${brandBlock(request.brand)}\n${productBlock(request.products)}`,
+        'campaign_brief',
+        [
+          'Write a campaign brief: the audience, the angle, up to five key messages and the tone.',
+          `Campaign: ${JSON.stringify(request.campaignName)}; objective: ${JSON.stringify(request.objective)}; channels: ${request.channels.join(', ')}.`,
+          `Intent from the marketer: ${JSON.stringify(intent)}`,
+          `Read from it: ${JSON.stringify({ audience: parsed.who, market: parsed.market?.place ?? null, moment: parsed.moment, occasion: parsed.occasion, stress: parsed.stress })}`,
+          price ? `The product's price as the market writes it: ${price}` : '',
+          `Brand: ${brandBlock(request.brand)}`,
+          productBlock(request.products),
+        ]
+          .filter(Boolean)
+          .join('\n'),
         signal,
       );
       return {
@@ -169,48 +215,43 @@ export function createOpenAiEngines(options: OpenAiOptions): { copy: CopyEngine;
         tone: clean(answer.tone, request.brand, 200),
         channels: request.channels,
         productIds: request.products.map((product) => product.id),
+        ...(parsed.market ? { market: parsed.market } : {}),
+        moment: parsed.moment,
+        stress: parsed.stress,
       };
     },
 
     async writeCopy(request, signal): Promise<CopyDraft[]> {
+      const market = marketOf(request.brief) ?? parseIntent(cleanText(request.intent, 1000)).market;
+      const product = request.products[0] ?? null;
+      const price = formatProductPrice(product, market);
       const answer = await ask(
         CopyAnswer,
-        `Write ${request.variantCount} distinct ad variants as {"variants":[{"name","headline","body","callToAction","emailSubject","socialCaption"}]}. Headline ≤ 90 characters, body ≤ 400, call to action ≤ 30.\nBrief: ${JSON.stringify(request.brief)}\nBrand: ${brandBlock(request.brand)}\n${productBlock(request.products)}`,
+        'ad_variants',
+        [
+          `Write ${request.variantCount} ad variants, each from a different angle (benefit, proof, moment, story…) with its own facts, not the same sentences reordered.`,
+          "Every variant names the audience, the market, the moment and every point the brief asks to stress, in the brief's words, and quotes facts of the product only from the product data.",
+          `At most ${COPY_LIMITS.headline} characters for the headline, ${COPY_LIMITS.body} for the body, ${COPY_LIMITS.callToAction} for the call to action, ${COPY_LIMITS.emailSubject} for the email subject, ${COPY_LIMITS.emailPreheader} for the preheader and ${SOCIAL_CAPTION_LIMIT} for the social caption with its hashtags.`,
+          price ? `Quote the price exactly as ${JSON.stringify(price)} and no other amount.` : 'Quote no price.',
+          `Never use these phrases: ${JSON.stringify(request.brand.voice.dontSay)}.`,
+          `Brief: ${JSON.stringify(request.brief)}`,
+          `Brand: ${brandBlock(request.brand)}`,
+          productBlock(request.products),
+        ].join('\n'),
         signal,
       );
-      return answer.variants.slice(0, request.variantCount).map((variant, index) => {
-        const headline = clean(variant.headline, request.brand, 120, 'See what is new');
-        const body = clean(variant.body, request.brand, 600, headline);
-        return {
-          name: clean(variant.name, request.brand, 60, `Variant ${index + 1}`) || `Variant ${index + 1}`,
-          headline,
-          body,
-          callToAction: clean(variant.callToAction, request.brand, 40, 'See details'),
-          channelFields: {
-            ...(request.channels.includes('email')
-              ? {
-                  email: {
-                    subject: clean(variant.emailSubject ?? headline, request.brand, 150),
-                    preheader: fitLength(body, 200),
-                  },
-                }
-              : {}),
-            ...(request.channels.includes('social')
-              ? {
-                  social: {
-                    caption: clean(variant.socialCaption ?? `${headline} ${body}`, request.brand, 2200),
-                    hashtags: [],
-                  },
-                }
-              : {}),
-          },
-        };
-      });
+      const context = { brand: request.brand, product, market, channels: request.channels };
+      return dropRepeats(
+        answer.variants
+          .slice(0, request.variantCount)
+          .map((variant, index) => finishDraft({ ...variant, hashtags: variant.hashtags ?? [] }, context, index)),
+      );
     },
 
     async describeImage(request, signal): Promise<ImageDirection> {
       const answer = await ask(
         ImageAnswer,
+        'image_direction',
         `Describe one advertising image for this variant as {"prompt","alt"} (prompt for an image model; alt text for accessibility).\nVariant: ${JSON.stringify({ headline: request.draft.headline, body: request.draft.body })}\nStyle: ${JSON.stringify(cleanText(request.style ?? '', 300))}\nBrand colours: ${JSON.stringify(request.brand.brandbook.colors)}\n${productBlock(request.product ? [request.product] : [])}`,
         signal,
       );
@@ -223,6 +264,7 @@ export function createOpenAiEngines(options: OpenAiOptions): { copy: CopyEngine;
     async writeFilmScript(request, signal): Promise<FilmScript> {
       const answer = await ask(
         ScriptAnswer,
+        'film_script',
         `Write a ${request.durationSeconds}-second film script as {"logline","scenes":[{"visual","voiceover","onScreenText"}]} with 2 to 6 scenes.\nTitle: ${JSON.stringify(request.title)}\nBrief: ${JSON.stringify(cleanText(request.brief, 3000))}\n${request.notes ? `Revise the previous script ${JSON.stringify(request.previous)} following these notes: ${JSON.stringify(cleanText(request.notes, 1000))}\n` : ''}Brand: ${brandBlock(request.brand)}`,
         signal,
       );

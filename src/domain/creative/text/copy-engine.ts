@@ -6,6 +6,7 @@
 import type { BrandView } from '../../brand/brand.service.ts';
 import type { ProductView } from '../../products/products.service.ts';
 import type { ChannelFields } from '../../campaigns/variant.entity.ts';
+import type { Market } from './market.ts';
 
 export interface CampaignBrief {
   [key: string]: unknown;
@@ -16,6 +17,15 @@ export interface CampaignBrief {
   tone: string;
   channels: string[];
   productIds: string[];
+  /**
+   * The market the intent names (country and locale), when it names one: later steps (images, video frames,
+   * the brand site) format prices with it (`formatProductPrice(product, marketOf(brief))`).
+   */
+  market?: Market;
+  /** The timing the intent names ("before winter"), or null. */
+  moment?: string | null;
+  /** The points the intent asks to stress, in its words. */
+  stress?: string[];
 }
 
 export interface CopyDraft {
