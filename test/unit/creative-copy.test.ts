@@ -47,6 +47,8 @@ const jacket: ProductView = {
   price: 289,
   currency: 'EUR',
   images: [],
+  storedImages: [],
+  imageFailures: [],
   url: null,
   brand: 'Fjell',
   sku: null,

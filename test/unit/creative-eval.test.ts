@@ -151,6 +151,8 @@ function productOf(fixture: Fixture, index: number): ProductView {
     id: `prd_${String(index).padStart(26, '0')}`,
     ...fixture.product,
     images: [],
+    storedImages: [],
+    imageFailures: [],
     url: null,
     brand: fixture.brand.displayName,
     sku: null,
