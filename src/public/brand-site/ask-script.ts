@@ -125,6 +125,8 @@ export const ASK_SCRIPT = `(function () {
         state.conversationId = result.data.conversationId || state.conversationId;
         show(answerNodes(question, result.data));
         if (input && form && input.form === form) input.value = '';
+        // Asked from elsewhere on the page (a suggestion on the answer page): bring the answer into view.
+        if (form && box && !box.contains(form)) live.scrollIntoView({ block: 'nearest' });
       } else if (result.status === 429) {
         message('That was a lot of questions in a short time. Please ask again in a minute.', 'unknown');
       } else {

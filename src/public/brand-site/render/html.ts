@@ -153,7 +153,7 @@ export function brandStylesheet(brandbook: Pick<Brandbook, 'colors' | 'fonts'>):
     // Sections of the page body.
     '.page-body{padding-top:.5rem;padding-bottom:3rem}.page-body>h2:first-child{margin-top:2rem}',
     '.empty{color:var(--muted);font-style:italic}',
-    '.facts{display:grid;grid-template-columns:max-content 1fr;gap:.35rem 1.25rem;margin:1.25rem 0;max-width:40rem}',
+    '.facts{display:grid;grid-template-columns:max-content 1fr;align-items:baseline;gap:.35rem 1.25rem;margin:1.25rem 0;max-width:40rem}',
     '.facts dt{font-weight:600;color:var(--muted)}.facts dd{margin:0;overflow-wrap:anywhere}',
     '.facts .price{font-size:1.6rem;font-weight:700;line-height:1.2;color:var(--text)}',
     '.links{padding-left:1.2rem}.links li{margin:.35rem 0}.note{color:var(--muted)}',
@@ -183,7 +183,7 @@ export function brandStylesheet(brandbook: Pick<Brandbook, 'colors' | 'fonts'>):
     '.ask-section{padding:0 0 3.5rem}.page-head+.ask-section,.feature+.ask-section{padding-top:2.5rem}.ask-box{background:var(--surface);border-radius:var(--radius);padding:clamp(1.25rem,4vw,2.5rem)}',
     '.ask-box h2{margin-top:0}.ask-form label{display:block;font-weight:600;margin-bottom:.4rem}',
     '.ask-row{display:flex;flex-wrap:wrap;gap:.75rem}',
-    '.ask-row input{flex:1 1 16rem;min-width:0;min-height:3rem;font:inherit;color:var(--text);background:var(--background);padding:.6rem 1rem;border:2px solid var(--field);border-radius:12px}',
+    '.ask-row input{flex:1 1 11rem;min-width:0;min-height:3rem;font:inherit;color:var(--text);background:var(--background);padding:.6rem 1rem;border:2px solid var(--field);border-radius:12px}',
     '.ask-row input:focus-visible{outline:3px solid var(--accent);outline-offset:1px}',
     '.ask-hint{font-size:.9rem;color:var(--muted);margin:.6rem 0 0}',
     '.answer{background:var(--background);border-radius:12px;padding:1.25rem 1.4rem;margin-top:1.25rem;border:1px solid var(--line)}',
