@@ -164,6 +164,34 @@ describe('pages and markdown twins', () => {
     expect(post.status).toBe(405);
   });
 
+  test('a campaign whose run has ended is gone: 410 and a page saying so to browsers, 404 JSON to others', async () => {
+    const scope = scopeOf(platform.container, tenant);
+    const { campaigns } = platform.container.services;
+    const spring = await campaigns.create(scope, {
+      name: 'Linen spring',
+      objective: 'Sell spring shirts',
+      startsAt: new Date(Date.now() - 30 * 86_400_000).toISOString(),
+      endsAt: new Date(Date.now() - 86_400_000).toISOString(),
+    });
+    await campaigns.createVariant(scope, spring.id, { headline: 'Spring linen', body: 'Light.', callToAction: 'Shop' });
+    await campaigns.publish(scope, spring.id);
+    const browserAsks = () =>
+      testFetch(`${site}/campaigns/${spring.slug}`, { headers: { accept: 'text/html,*/*;q=0.8' } });
+    const gone = await eventually(async () => {
+      const response = await browserAsks();
+      return response.status === 410 ? response : undefined;
+    }, 'the ended campaign answering 410');
+    expect(gone.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(gone.headers.get('cache-control')).toBe('no-store');
+    const html = await gone.text();
+    expect(html).toContain('<h1>This campaign has ended</h1>');
+    expect(html).toMatch(/Linen spring ended on \d{4}-\d{2}-\d{2}/);
+    const agent = await get(`/campaigns/${spring.slug}`, { accept: 'text/markdown' });
+    expect(agent.status).toBe(404);
+    expect(await agent.json()).toMatchObject({ error: 'not_found' });
+    expect(await (await get('/llms.txt')).text()).not.toContain(spring.slug);
+  });
+
   test('refusals take the error boundary’s form: 404 never cached, 405 with the methods the path allows', async () => {
     const missing = await get('/no/such/page');
     expect(missing.headers.get('cache-control')).toBe('no-store');

@@ -21,6 +21,7 @@ import {
   EMPTY_TEXT,
   renderAskPage,
   renderBrandSite,
+  renderGonePage,
   renderNotFoundPage,
 } from '../../src/public/brand-site/render/index.ts';
 import type { PublishedSite, RenderedPage, RenderedSite, SlotFill } from '../../src/public/brand-site/site-model.ts';
@@ -924,6 +925,27 @@ describe('brand pages for people', () => {
       context: { previous: [], conversationId: null },
     });
     expect(visibleText(limited)).toContain('Please ask again in 12 seconds.');
+  });
+
+  it('takes a campaign whose run has ended off the site, and tells a visitor following an old link (410)', () => {
+    const snapshot = fixtureSnapshot();
+    snapshot.campaigns[1]!.endsAt = '2026-11-21T00:00:00.000Z';
+    const published = fixture(snapshot);
+    const rendered = renderBrandSite(published);
+    expect(rendered.pages.map((page) => page.path)).not.toContain('/campaigns/winter-blend');
+    for (const file of rendered.files) expect(file.body).not.toContain('winter-blend');
+    // Nor is it placed in a zone any more (the home page's zone held it).
+    expect(pageAt(rendered, '/').html.filter((part) => typeof part !== 'string')).toEqual([
+      { campaignId: 'cmp_autumn', zoneId: null, surfaceId: null },
+    ]);
+    const gone = renderGonePage(published, '/campaigns/winter-blend')!;
+    const text = visibleText(gone);
+    expect(text).toContain('This campaign has ended');
+    expect(text).toContain('Winter blend ended on 2026-11-21. Here is what Acme Coffee has on now.');
+    expect(text).toContain('Autumn roast launch');
+    // A live campaign's path, and a path that was never a campaign's, are not gone.
+    expect(renderGonePage(published, '/campaigns/autumn-roast')).toBeNull();
+    expect(renderGonePage(published, '/campaigns/never-was')).toBeNull();
   });
 
   it('has no ask box, link or script when the brand turned its concierge off', () => {

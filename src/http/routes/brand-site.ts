@@ -19,7 +19,7 @@ import { BEACON_SCRIPT, BEACON_SCRIPT_ETAG } from '../../public/brand-site/beaco
 import type { ChannelClickRecorder } from '../../domain/channels/channel-clicks.ts';
 import { channelHandOffTarget, handOffUrl } from '../../public/brand-site/hand-off.ts';
 import { BRAND_PATHS, type PublishedSite } from '../../public/brand-site/site-model.ts';
-import { renderNotFoundPage } from '../../public/brand-site/render/index.ts';
+import { renderGonePage, renderNotFoundPage } from '../../public/brand-site/render/index.ts';
 import { RequestRefusedError } from '../../errors.ts';
 import { notModified } from '../conditional.ts';
 import type { Site } from '../hosts.ts';
@@ -242,11 +242,14 @@ export function brandSiteRoutes(deps: BrandSiteDeps): (ctx: Koa.Context, site: S
     if (!document) {
       // A browser (it asks for text/html by name) gets a page of the site to find its way on; any other client
       // the boundary's error body.
+      // A campaign whose run has ended is gone for good (410) and says so; anything else is not found (404).
       if (!requested.markdown && acceptsHtmlByName(ctx)) {
-        ctx.status = 404;
+        const published = await loadSite(ctx, head);
+        const gone = renderGonePage(published, requested.path);
+        ctx.status = gone ? 410 : 404;
         ctx.set('Cache-Control', 'no-store');
         ctx.type = 'text/html; charset=utf-8';
-        ctx.body = renderNotFoundPage(await loadSite(ctx, head), ctx.path);
+        ctx.body = gone ?? renderNotFoundPage(published, ctx.path);
         return;
       }
       notFound(ctx, `No page at ${ctx.path}`);

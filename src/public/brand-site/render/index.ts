@@ -19,6 +19,7 @@ import { writeMarkdownPage } from './markdown.ts';
 import {
   campaignPage,
   campaignsIndexPage,
+  endedCampaignPage,
   homePage,
   notFoundPage,
   productPage,
@@ -26,7 +27,7 @@ import {
   surfacePage,
 } from './pages.ts';
 import { renderRobotsTxt, ROBOTS_PATH } from './robots.ts';
-import { buildSiteIndex, type SiteIndex } from './site-index.ts';
+import { buildSiteIndex, endedCampaignAt, type SiteIndex } from './site-index.ts';
 import { renderSitemapFiles, SITEMAP_PATH } from './sitemap.ts';
 
 /** Every slot block of a page, wherever it stands (the head, the hero, the body). */
@@ -71,6 +72,19 @@ function pageContents(index: SiteIndex): PageContent[] {
 export function renderNotFoundPage(site: PublishedSite, path: string): string {
   const { index, chrome } = siteChrome(site);
   return writeHtmlPage(notFoundPage(index, path), chrome)
+    .filter((part): part is string => typeof part === 'string')
+    .join('');
+}
+
+/**
+ * The HTML a browser is shown for the page of a campaign whose run has ended (served with 410 Gone), or null
+ * when `path` was not such a page.
+ */
+export function renderGonePage(site: PublishedSite, path: string): string | null {
+  const campaign = endedCampaignAt(site, path);
+  if (!campaign) return null;
+  const { index, chrome } = siteChrome(site);
+  return writeHtmlPage(endedCampaignPage(index, campaign, path), chrome)
     .filter((part): part is string => typeof part === 'string')
     .join('');
 }

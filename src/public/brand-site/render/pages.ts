@@ -403,3 +403,30 @@ export function notFoundPage(index: SiteIndex, path: string): PageContent {
     askBox: true,
   };
 }
+
+/**
+ * The page a person sees for a campaign whose run has ended (served with 410): what it was, when it ended,
+ * and the ways on. Its name and dates were public while it ran; nothing else of it is shown.
+ */
+export function endedCampaignPage(index: SiteIndex, campaign: SnapshotCampaign, path: string): PageContent {
+  const ended = campaign.endsAt ? ` on ${displayDate(campaign.endsAt)}` : '';
+  return {
+    path,
+    title: 'This campaign has ended',
+    description: null,
+    lastModified: index.publishedAt,
+    intro: [
+      {
+        kind: 'text',
+        text: `${oneLine(campaign.name, 200)} ended${ended}. Here is what ${index.brandName} has on now.`,
+        lead: true,
+      },
+    ],
+    media: [],
+    titleStyle: 'display',
+    feature: null,
+    blocks: waysOn(index),
+    structuredData: [],
+    askBox: true,
+  };
+}
