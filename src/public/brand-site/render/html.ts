@@ -381,7 +381,7 @@ function askBox(chrome: HtmlChrome, context: AskContext | null): string {
     `<form class="ask-form" method="post" action="${BRAND_PATHS.ask}" data-cp-ask>` +
     '<label for="ask-query">Your question</label>' +
     '<div class="ask-row"><input id="ask-query" name="query" type="text" maxlength="500" autocomplete="off" ' +
-    'placeholder="How long does delivery take?">' +
+    'placeholder="e.g. delivery times">' +
     `<button class="button" type="submit">Ask</button></div>${conversationFields(context)}</form>\n` +
     '<div class="answer" data-cp-answer aria-live="polite"></div>' +
     '</div></div></section>\n'
