@@ -164,6 +164,34 @@ describe('pages and markdown twins', () => {
     expect(post.status).toBe(405);
   });
 
+  test('a campaign whose run has ended is gone: 410 and a page saying so to browsers, 404 JSON to others', async () => {
+    const scope = scopeOf(platform.container, tenant);
+    const { campaigns } = platform.container.services;
+    const spring = await campaigns.create(scope, {
+      name: 'Linen spring',
+      objective: 'Sell spring shirts',
+      startsAt: new Date(Date.now() - 30 * 86_400_000).toISOString(),
+      endsAt: new Date(Date.now() - 86_400_000).toISOString(),
+    });
+    await campaigns.createVariant(scope, spring.id, { headline: 'Spring linen', body: 'Light.', callToAction: 'Shop' });
+    await campaigns.publish(scope, spring.id);
+    const browserAsks = () =>
+      testFetch(`${site}/campaigns/${spring.slug}`, { headers: { accept: 'text/html,*/*;q=0.8' } });
+    const gone = await eventually(async () => {
+      const response = await browserAsks();
+      return response.status === 410 ? response : undefined;
+    }, 'the ended campaign answering 410');
+    expect(gone.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(gone.headers.get('cache-control')).toBe('no-store');
+    const html = await gone.text();
+    expect(html).toContain('<h1>This campaign has ended</h1>');
+    expect(html).toMatch(/Linen spring ended on \d{4}-\d{2}-\d{2}/);
+    const agent = await get(`/campaigns/${spring.slug}`, { accept: 'text/markdown' });
+    expect(agent.status).toBe(404);
+    expect(await agent.json()).toMatchObject({ error: 'not_found' });
+    expect(await (await get('/llms.txt')).text()).not.toContain(spring.slug);
+  });
+
   test('refusals take the error boundary’s form: 404 never cached, 405 with the methods the path allows', async () => {
     const missing = await get('/no/such/page');
     expect(missing.headers.get('cache-control')).toBe('no-store');
@@ -469,5 +497,131 @@ describe('the concierge on the brand host', () => {
     const text = reply.parts.map((part) => (part.content?.$case === 'text' ? part.content.value : '')).join('\n');
     expect(text).toContain('€49.50');
     expect(text).toContain(`${site}/products/${seeded.productId}`);
+  });
+});
+
+describe('the ask box for people (a form, no JavaScript)', () => {
+  const askForm = (fields: [string, string][], headers: Record<string, string> = {}) =>
+    testFetch(`${site}/ask`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html', ...headers },
+      body: new URLSearchParams(fields).toString(),
+    });
+
+  test('every page has the form, and the script that enhances it is served', async () => {
+    const html = await (await get(campaignPath)).text();
+    expect(html).toContain('<form class="ask-form" method="post" action="/ask" data-cp-ask>');
+    expect(html).toContain('<input id="ask-query" name="query"');
+    const script = await get('/_cp/ask.js');
+    expect(script.status).toBe(200);
+    expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    const etag = script.headers.get('etag')!;
+    expect((await script.text()).includes("addEventListener('submit'")).toBe(true);
+    expect((await get('/_cp/ask.js', { 'if-none-match': etag })).status).toBe(304);
+  });
+
+  test('a posted question gets a page with the answer, its sources as links, and is recorded like any other', async () => {
+    const question = 'How much is the Linen linen shirt? (form)';
+    const response = await askForm([['query', question]], { cookie: 'cp_vid=EEEEEEEEEEEEEEEEEEEEEE' });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    const html = await response.text();
+    expect(html).toContain('<h1>Here is what we found</h1>');
+    expect(html).toContain(`You asked: ${question}`);
+    expect(html).toContain('€49.50');
+    // The citation links to the product's page on this site (root-relative, so it works on a custom domain).
+    expect(html).toMatch(new RegExp(`<a class="cite" href="/products/${seeded.productId}"`));
+    // The follow-up form carries the question and the conversation on.
+    expect(html).toContain(`<input type="hidden" name="prev" value="${question}">`);
+    expect(html).toMatch(/<input type="hidden" name="conversationId" value="[A-Za-z0-9._:-]{8,128}">/);
+    await eventually(
+      async () =>
+        (await countEvents(`type = 'concierge_question' and session_id = 'EEEEEEEEEEEEEEEEEEEEEE'`)) === 1
+          ? true
+          : undefined,
+      'the form question event, with the visitor session',
+    );
+  });
+
+  test('a follow-up keeps its conversation id; an unanswerable question says so with the ways to ask a person', async () => {
+    const followUp = await askForm([
+      ['query', 'Who won the 1998 football world cup?'],
+      ['prev', 'How much is the Linen linen shirt?'],
+      ['conversationId', 'conv-linen-0001'],
+    ]);
+    expect(followUp.status).toBe(200);
+    const html = await followUp.text();
+    expect(html).toContain('<h1>We don’t know that yet</h1>');
+    expect(html).toContain('<input type="hidden" name="conversationId" value="conv-linen-0001">');
+    expect(html).toContain('<input type="hidden" name="prev" value="How much is the Linen linen shirt?">');
+    expect(html).toContain('<input type="hidden" name="prev" value="Who won the 1998 football world cup?">');
+  });
+
+  test('an empty or missing question gets a page that says what to do, not a JSON error', async () => {
+    for (const fields of [[['query', '   ']], [['q', 'wrong field']]] as [string, string][][]) {
+      const response = await askForm(fields);
+      expect(response.status).toBe(400);
+      expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      const html = await response.text();
+      expect(html).toContain('<h1>What would you like to know?</h1>');
+      expect(html).toContain('Type your question in the box below and press Ask.');
+      expect(html).toContain('action="/ask"');
+    }
+    const long = await askForm([['query', 'x'.repeat(501)]]);
+    expect(long.status).toBe(400);
+    expect(await long.text()).toContain('<h1>That question could not be asked</h1>');
+  });
+
+  test('the JSON API is unchanged: same body, same errors, chosen by the request body type', async () => {
+    const ask = (body: unknown) =>
+      testFetch(`${site}/ask`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const answered = await ask({ query: 'What does the Linen linen shirt cost?' });
+    expect(answered.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(Object.keys((await answered.json()) as object).sort()).toEqual([
+      'answer',
+      'answered',
+      'conversationId',
+      'sources',
+      'suggestions',
+    ]);
+    const empty = await ask({ query: ' ' });
+    expect(empty.status).toBe(400);
+    expect(await empty.json()).toMatchObject({ error: 'query_empty' });
+    const multipart = await testFetch(`${site}/ask`, {
+      method: 'POST',
+      headers: { 'content-type': 'multipart/form-data; boundary=x' },
+      body: '--x--',
+    });
+    expect(multipart.status).toBe(415);
+    expect(await multipart.json()).toMatchObject({ error: 'unsupported_media_type' });
+  });
+
+  // Last in the file: it spends this address's question budget for the minute.
+  test('the rate limit applies to form questions too: a page saying when to ask again, with Retry-After', async () => {
+    let refused: Response | undefined;
+    for (let i = 0; i < 40 && !refused; i += 1) {
+      const response = await askForm([['query', `Shipping to Norway? ${i}`]]);
+      if (response.status === 429) refused = response;
+      else expect(response.status).toBe(200);
+    }
+    expect(refused).toBeDefined();
+    expect(Number(refused!.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(refused!.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    const html = await refused!.text();
+    expect(html).toContain('<h1>One moment, please</h1>');
+    expect(html).toMatch(/Please ask again in \d+ seconds?\./);
+    // One budget for both ways of asking: the JSON API is refused now too.
+    const json = await testFetch(`${site}/ask`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'Shipping?' }),
+    });
+    expect(json.status).toBe(429);
+    expect(await json.json()).toMatchObject({ error: 'rate_limited' });
   });
 });

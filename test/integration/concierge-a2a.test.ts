@@ -579,8 +579,12 @@ describe('POST /ask', () => {
     const broken = await ask('{"query": ');
     expect(broken.status).toBe(400);
     expect(broken.json.error).toBe('invalid_json');
+    // A form body is the ask box's (a person without JavaScript): answered as an HTML page, not refused.
     const form = await ask('query=hi', { 'content-type': 'application/x-www-form-urlencoded' });
-    expect(form.status).toBe(415);
+    expect(form.status).toBe(200);
+    expect(form.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    const multipart = await ask('--x--', { 'content-type': 'multipart/form-data; boundary=x' });
+    expect(multipart.status).toBe(415);
     const huge = await ask({ query: 'hi', prev: Array.from({ length: 20 }, () => 'y'.repeat(5000)) });
     expect(huge.status).toBe(413);
     expect(huge.json.error).toBe('body_too_large');

@@ -14,9 +14,20 @@ import type { VariantView } from '../../src/domain/campaigns/campaigns.service.t
 import type { ProductView } from '../../src/domain/products/products.service.ts';
 import { publicSnapshot, type SiteSnapshot } from '../../src/domain/publishing/site-snapshot.ts';
 import { chooseVariant } from '../../src/public/brand-site/assemble.ts';
-import { AGENT_FILE_PATHS, EMPTY_TEXT, renderBrandSite } from '../../src/public/brand-site/render/index.ts';
+import { colord, extend } from 'colord';
+import a11yPlugin from 'colord/plugins/a11y';
+import {
+  AGENT_FILE_PATHS,
+  EMPTY_TEXT,
+  renderAskPage,
+  renderBrandSite,
+  renderGonePage,
+  renderNotFoundPage,
+} from '../../src/public/brand-site/render/index.ts';
 import type { PublishedSite, RenderedPage, RenderedSite, SlotFill } from '../../src/public/brand-site/site-model.ts';
 import { WELL_KNOWN_PATHS } from '../../src/public/well-known/index.ts';
+
+extend([a11yPlugin]);
 
 // robots-parser is CommonJS with an ESM-style `export default` in its types: at run time the default import
 // is the function itself, which is what its types call `.default`.
@@ -399,9 +410,19 @@ describe('renderBrandSite', () => {
       expect(scripts.map((script) => [attr(script, 'type') ?? null, attr(script, 'src') ?? null])).toEqual([
         ['application/ld+json', null],
         [null, '/_cp/beacon.js'],
+        [null, '/_cp/ask.js'],
       ]);
-      expect(scripts[1]!.attrs!.some((a) => a.name === 'defer')).toBe(true);
+      for (const script of scripts.slice(1)) expect(script.attrs!.some((a) => a.name === 'defer')).toBe(true);
       const css = textOf(elements(document, 'style')[0]!);
+      // The policy allows this stylesheet by its hash, and scripts, requests and forms of this origin only.
+      const policy = attr(
+        metas.find((meta) => attr(meta, 'http-equiv') === 'Content-Security-Policy')!,
+        'content',
+      )!;
+      expect(policy).toContain(`style-src 'sha256-${createHash('sha256').update(css).digest('base64')}'`);
+      expect(policy).toContain("script-src 'self'");
+      expect(policy).toContain("form-action 'self'");
+      expect(policy).toContain("default-src 'none'");
       expect(css).toContain('--primary:#123456');
       // The heading font had markup in it: the default heading font stands in.
       expect(css).toContain('h1,h2,h3{font-family:Georgia, serif;');
@@ -410,7 +431,12 @@ describe('renderBrandSite', () => {
       // Nothing is fetched from elsewhere except images.
       expect(html).not.toMatch(/<link[^>]+rel="stylesheet"/);
       const nav = elements(document, 'nav')[0]!;
-      expect(elements(nav, 'a').map((a) => attr(a, 'href'))).toEqual(['/', '/campaigns', '/products']);
+      expect(elements(nav, 'a').map((a) => attr(a, 'href'))).toEqual(['/', '/campaigns', '/products', '#ask']);
+      // Every page ends with the ask box: a plain form that posts the question to /ask.
+      const form = elements(document, 'form').find((f) => attr(f, 'action') === '/ask')!;
+      expect(attr(form, 'method')).toBe('post');
+      expect(elements(form, 'input').map((input) => attr(input, 'name'))).toEqual(['query']);
+      expect(html).toContain('aria-live="polite"');
     }
   });
 
@@ -544,10 +570,15 @@ describe('renderBrandSite', () => {
       expect(markdown.endsWith('\n')).toBe(true);
       expect(markdown).not.toContain('\n\n\n');
     }
-    // Only variant B has an image; the markdown shows it too.
+    // Only variant B has an image; the markdown shows it too. The campaign page's HTML heads the page with the
+    // product photo instead (the variant is text beside it); in a zone the variant shows its own picture.
     expect(fill.byVariant.var_b!.markdown).toContain('![A bag of autumn roast](https://media.example.com/autumn.png)');
-    expect(fill.byVariant.var_b!.html).toContain(
-      '<img src="https://media.example.com/autumn.png" alt="A bag of autumn roast"',
+    expect(fill.byVariant.var_b!.html).not.toContain('<img');
+    expect(assemble(page, firstVariant).html).toContain(
+      '<div class="head-media"><img src="https://cdn.example.com/roast.png" alt="&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;quotes&quot;" fetchpriority="high">',
+    );
+    expect(pageAt(site, '/summer').fills.cmp_autumn!.byVariant.var_b!.html).toContain(
+      '<img class="cp-image" src="https://media.example.com/autumn.png" alt="A bag of autumn roast"',
     );
   });
 
@@ -586,7 +617,7 @@ describe('renderBrandSite', () => {
         expect(html).not.toContain('x()</script>');
         expect(markdown).not.toContain('<script>');
         const document = parse(html) as unknown as HtmlNode;
-        expect(elements(document, 'script')).toHaveLength(2);
+        expect(elements(document, 'script')).toHaveLength(3);
         if (html.includes('alert(1)')) {
           expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;quotes&quot;');
         }
@@ -620,7 +651,12 @@ describe('renderBrandSite', () => {
     for (const body of [html, markdown]) expect(body).not.toMatch(/Hero|Sidebar/);
 
     const home = pageAt(site, '/');
+    // The hero (HTML only) shows the lead campaign no home zone places; the zones follow, as in the twin.
     expect(home.html.filter((part) => typeof part !== 'string')).toEqual([
+      { campaignId: 'cmp_autumn', zoneId: null, surfaceId: null },
+      { campaignId: 'cmp_winter', zoneId: 'zon_home_hero', surfaceId: 'srf_home' },
+    ]);
+    expect(home.markdown.filter((part) => typeof part !== 'string')).toEqual([
       { campaignId: 'cmp_winter', zoneId: 'zon_home_hero', surfaceId: 'srf_home' },
     ]);
     const homeText = markdownText(assemble(home, firstVariant).markdown);
@@ -743,6 +779,192 @@ describe('renderBrandSite', () => {
   });
 });
 
+describe('brand pages for people', () => {
+  const site = renderBrandSite(fixture());
+  const documentOf = (html: string) => parse(html) as unknown as HtmlNode;
+  const byClass = (root: HtmlNode, name: string) =>
+    (() => {
+      const found: HtmlNode[] = [];
+      walk(root, (node) => {
+        if ((attr(node, 'class') ?? '').split(' ').includes(name)) found.push(node);
+      });
+      return found;
+    })();
+
+  it('heads the home page with the brand, then a hero of the lead campaign with its product photo', () => {
+    const { html } = assemble(pageAt(site, '/'), firstVariant);
+    const document = documentOf(html);
+    const head = byClass(document, 'page-head')[0]!;
+    expect(textOf(elements(head, 'h1')[0]!)).toBe('Acme Coffee');
+    expect(textOf(head)).toContain('Roasted in small batches');
+    expect(textOf(head)).toContain('Specialty coffee roaster');
+    const hero = byClass(document, 'feature')[0]!;
+    // The photo is the product's first image; the variant beside it is text: headline, body, call to action.
+    expect(elements(hero, 'img').map((img) => attr(img, 'src'))).toEqual(['https://cdn.example.com/roast.png']);
+    expect(textOf(byClass(hero, 'eyebrow')[0]!)).toBe('Autumn roast launch');
+    expect(textOf(elements(hero, 'h2')[0]!)).toBe('Autumn in a cup');
+    expect(byClass(hero, 'cp-cta')).toHaveLength(1);
+    // Campaigns and products as cards, each a link to its page.
+    const cards = byClass(document, 'card').map((card) => attr(elements(card, 'a')[0]!, 'href'));
+    expect(cards).toEqual([
+      '/campaigns/autumn-roast',
+      '/campaigns/winter-blend',
+      '/products/prd_hostile',
+      '/products/prd_beans',
+    ]);
+    // Contact details are in the footer of every page.
+    expect(textOf(elements(document, 'footer')[0]!)).toContain('hello@acme.example');
+  });
+
+  it('shows a still with its headline drawn in once: the alt text says it, no second headline under it', () => {
+    const snapshot = fixtureSnapshot();
+    const winterVariant = snapshot.campaigns[1]!.variants[0]!;
+    winterVariant.imageRefs = [{ url: 'https://media.example.com/warm.png', alt: 'Warm up — House beans 1 kg' }];
+    const rendered = renderBrandSite(fixture(snapshot));
+    // In a zone the still is shown: its alt carries the headline, and the headline is not printed again.
+    const zoneFragment = pageAt(rendered, '/summer').fills.cmp_winter!.byVariant.var_w!.html;
+    expect(zoneFragment).toContain(
+      '<img class="cp-image" src="https://media.example.com/warm.png" alt="Warm up — House beans 1 kg"',
+    );
+    expect(zoneFragment).not.toContain('cp-headline');
+    expect(zoneFragment).toContain('Spiced winter blend.');
+    // The campaign page has no product photo (beans have none): the still heads the page, once.
+    const { html } = assemble(pageAt(rendered, '/campaigns/winter-blend'), firstVariant);
+    expect(html.match(/alt="Warm up — House beans 1 kg"/g)).toHaveLength(1);
+    expect(visibleText(html)).not.toContain('Warm up');
+    // The twin has no pixels: it keeps the headline as text.
+    expect(assemble(pageAt(rendered, '/campaigns/winter-blend'), firstVariant).markdown).toContain('## Warm up');
+  });
+
+  it('keeps every text colour readable (WCAG AA) whatever colours the brand book names', () => {
+    const snapshot = fixtureSnapshot();
+    snapshot.brand.brandbook.colors = {
+      primary: '#F5F0A0',
+      secondary: '#FFFFFF',
+      accent: '#FFE066',
+      background: '#FFFFFF',
+      text: '#BBBBBB',
+    };
+    const { html } = assemble(pageAt(renderBrandSite(fixture(snapshot)), '/'), firstVariant);
+    const css = textOf(elements(documentOf(html), 'style')[0]!);
+    const value = (name: string) => new RegExp(`--${name}:(#[0-9a-f]+)`, 'i').exec(css)![1]!;
+    const pairs = [
+      ['text', 'background'],
+      ['link', 'background'],
+      ['text', 'surface'],
+      ['link', 'surface'],
+      ['muted', 'background'],
+      ['on-primary', 'primary'],
+      ['on-accent', 'accent'],
+    ];
+    for (const [fore, back] of pairs) {
+      expect({ pair: `${fore} on ${back}`, readable: colord(value(fore!)).contrast(value(back!)) >= 4.5 }).toEqual({
+        pair: `${fore} on ${back}`,
+        readable: true,
+      });
+    }
+  });
+
+  it('answers a form question as a page: citations as links, follow-ups as buttons that carry the conversation', () => {
+    const html = renderAskPage(fixture(), {
+      question: 'Do you ship <abroad>?',
+      reply: {
+        answered: true,
+        answer: 'Yes, across the EU. [1]',
+        segments: [{ text: 'Yes, across the EU.', source: 1 }],
+        sources: [{ url: `${ORIGIN}/`, title: 'Acme Coffee' }],
+        suggestions: ['How much is the autumn roast?'],
+      },
+      problem: null,
+      context: { previous: ['Do you ship <abroad>?'], conversationId: 'conv-0123456789' },
+    });
+    const document = documentOf(html);
+    const answer = byClass(document, 'answer')[0]!;
+    expect(textOf(answer)).toContain('You asked: Do you ship <abroad>?');
+    expect(html).not.toContain('<abroad>');
+    const cite = byClass(answer, 'cite')[0]!;
+    expect([attr(cite, 'href'), textOf(cite)]).toEqual(['/', '[1]']);
+    // A suggestion is a one-button form: it works without JavaScript, and carries the conversation on.
+    const suggestion = elements(byClass(answer, 'suggestions')[0]!, 'form')[0]!;
+    expect([attr(suggestion, 'method'), attr(suggestion, 'action')]).toEqual(['post', '/ask']);
+    const fields = elements(suggestion, 'input').map((input) => [attr(input, 'name'), attr(input, 'value')]);
+    expect(fields).toEqual([
+      ['query', 'How much is the autumn roast?'],
+      ['prev', 'Do you ship <abroad>?'],
+      ['conversationId', 'conv-0123456789'],
+    ]);
+    expect(textOf(elements(suggestion, 'button')[0]!)).toBe('How much is the autumn roast?');
+    // The follow-up box carries it too.
+    const box = elements(document, 'form').find((form) => attr(form, 'class') === 'ask-form')!;
+    expect(elements(box, 'input').map((input) => attr(input, 'name'))).toEqual(['query', 'prev', 'conversationId']);
+  });
+
+  it('says "I don\'t know" with the ways to ask a person, and explains an empty question', () => {
+    const unknown = renderAskPage(fixture(), {
+      question: 'Who won the cup?',
+      reply: { answered: false, answer: "I don't know that.", segments: [], sources: [], suggestions: [] },
+      problem: null,
+      context: { previous: [], conversationId: null },
+    });
+    const text = visibleText(unknown);
+    expect(text).toContain('We don’t know that yet');
+    expect(text).toContain("I don't know that.");
+    expect(text).toContain('Ask a person instead');
+    expect(unknown).toContain('<a href="mailto:hello@acme.example"');
+    const empty = renderAskPage(fixture(), {
+      question: '',
+      reply: null,
+      problem: { kind: 'empty' },
+      context: { previous: [], conversationId: null },
+    });
+    expect(visibleText(empty)).toContain(
+      'Type your question in the box below and press Ask. For example: “Do you ship abroad?”',
+    );
+    const limited = renderAskPage(fixture(), {
+      question: '',
+      reply: null,
+      problem: { kind: 'rate_limited', retryAfterSeconds: 12 },
+      context: { previous: [], conversationId: null },
+    });
+    expect(visibleText(limited)).toContain('Please ask again in 12 seconds.');
+  });
+
+  it('takes a campaign whose run has ended off the site, and tells a visitor following an old link (410)', () => {
+    const snapshot = fixtureSnapshot();
+    snapshot.campaigns[1]!.endsAt = '2026-11-21T00:00:00.000Z';
+    const published = fixture(snapshot);
+    const rendered = renderBrandSite(published);
+    expect(rendered.pages.map((page) => page.path)).not.toContain('/campaigns/winter-blend');
+    for (const file of rendered.files) expect(file.body).not.toContain('winter-blend');
+    // Nor is it placed in a zone any more (the home page's zone held it).
+    expect(pageAt(rendered, '/').html.filter((part) => typeof part !== 'string')).toEqual([
+      { campaignId: 'cmp_autumn', zoneId: null, surfaceId: null },
+    ]);
+    const gone = renderGonePage(published, '/campaigns/winter-blend')!;
+    const text = visibleText(gone);
+    expect(text).toContain('This campaign has ended');
+    expect(text).toContain('Winter blend ended on 2026-11-21. Here is what Acme Coffee has on now.');
+    expect(text).toContain('Autumn roast launch');
+    // A live campaign's path, and a path that was never a campaign's, are not gone.
+    expect(renderGonePage(published, '/campaigns/autumn-roast')).toBeNull();
+    expect(renderGonePage(published, '/campaigns/never-was')).toBeNull();
+  });
+
+  it('has no ask box, link or script when the brand turned its concierge off', () => {
+    const snapshot = fixtureSnapshot();
+    snapshot.brand.concierge = { ...snapshot.brand.concierge, enabled: false };
+    const published = fixture(snapshot);
+    for (const html of [
+      assemble(pageAt(renderBrandSite(published), '/'), firstVariant).html,
+      renderNotFoundPage(published, '/gone'),
+    ]) {
+      expect(html).not.toContain('/_cp/ask.js');
+      expect(html).not.toContain('action="/ask"');
+      expect(html).not.toContain('href="#ask"');
+    }
+  });
+});
+
 describe('renderBrandSite over generated sites', () => {
   const ids = (prefix: string, count: number) => Array.from({ length: count }, (_, i) => `${prefix}_${i}`);
   const productIds = ids('prd', 4);
@@ -827,7 +1049,12 @@ describe('renderBrandSite over generated sites', () => {
         for (const path of paths) expect(path === '/' || !path.endsWith('/')).toBe(true);
         for (const page of rendered.pages) {
           const htmlSlots = page.html.filter((part) => typeof part !== 'string');
-          expect(page.markdown.filter((part) => typeof part !== 'string')).toEqual(htmlSlots);
+          // The home page's hero is the one slot only HTML has (the twin lists that campaign among the others).
+          const isHero = (slot: (typeof htmlSlots)[number]) => page.path === '/' && slot.zoneId === null;
+          expect(htmlSlots.filter(isHero).length).toBeLessThanOrEqual(1);
+          expect(page.markdown.filter((part) => typeof part !== 'string')).toEqual(
+            htmlSlots.filter((slot) => !isHero(slot)),
+          );
           for (const slot of htmlSlots) {
             const fill = page.fills[slot.campaignId];
             expect(fill).toBeDefined();

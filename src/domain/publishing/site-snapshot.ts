@@ -26,9 +26,10 @@ import { Workspace } from '../workspaces/workspace.entity.ts';
  * Which rules a stored publication and its rendered documents were made by. Bump it when a change to the
  * snapshot or the renderers must reach sites that are already published: on start the API republishes every
  * site whose latest publication is older (`republishOutdatedSites`), so no stored page goes on serving what
- * is no longer public. 1: pages led with the campaign objective; 2: public fields only.
+ * is no longer public. 1: pages led with the campaign objective; 2: public fields only; 3: pages for people
+ * (hero, product photos, the ask box, a CSP) and ended campaigns taken off the site.
  */
-export const PUBLICATION_FORMAT = 2;
+export const PUBLICATION_FORMAT = 3;
 
 /** The brand as visitors see it: its profile, its look, and what its concierge says. Not the voice guide. */
 export interface PublicBrand {

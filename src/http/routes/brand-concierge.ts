@@ -1,7 +1,9 @@
 /**
  * The brand host's concierge: `POST /ask` (NLWeb-style JSON in, `{ answer, answered, sources, suggestions,
  * conversationId }` out, or markdown with `Accept: text/markdown`) and `POST /a2a` (the same concierge as an
- * A2A JSON-RPC agent). Anonymous and cross-origin: no cookie is set or read here, an `Authorization` header is
+ * A2A JSON-RPC agent). `POST /ask` with a form body (`application/x-www-form-urlencoded`, what the ask box on
+ * every page sends without JavaScript) is a person's question: the answer, and every refusal, is an HTML page
+ * of the site. Which one is decided by the request body's Content-Type, so the agents' JSON API is unchanged. Anonymous and cross-origin: no cookie is set or read here, an `Authorization` header is
  * ignored, every answer allows any origin, and preflights are answered.
  *
  * The brand host resolves the publication and the visitor before these routes run (`ctx.state.brandSite`,
@@ -15,7 +17,7 @@ import type Koa from 'koa';
 import type { Logger } from '../../logger.ts';
 import type { SiteEventSink } from '../../domain/analytics/site-events.ts';
 import { createConciergeA2aBinding, type ConciergeCall } from '../../domain/concierge/a2a-binding.ts';
-import { parseAskRequest } from '../../domain/concierge/ask-request.ts';
+import { MAX_PREVIOUS_TURNS, parseAskRequest } from '../../domain/concierge/ask-request.ts';
 import {
   answerMarkdown,
   askResponseBody,
@@ -26,8 +28,10 @@ import {
 } from '../../domain/concierge/concierge.service.ts';
 import { rateLimitHeaders, type RateLimiter, type RateLimitPolicy } from '../../domain/rate-limits/rate-limiter.ts';
 import { BRAND_PATHS, type PublishedSite } from '../../public/brand-site/site-model.ts';
-import { RateLimitedError, RequestRefusedError } from '../../errors.ts';
-import { renderErrorsWith, renderJsonRpc } from '../middleware/error-boundary.ts';
+import { renderAskPage, type AskProblem } from '../../public/brand-site/render/index.ts';
+import type { AskContext } from '../../public/brand-site/render/content.ts';
+import { type AppError, RateLimitedError, RequestRefusedError } from '../../errors.ts';
+import { renderErrorsWith, renderJsonRpc, type ErrorRenderer } from '../middleware/error-boundary.ts';
 
 /** The anonymous visitor the brand host identified (first-party session id, client address). */
 export interface ConciergeVisitor {
@@ -105,6 +109,39 @@ function unreadableBody(error: Error & { status?: number }): never {
   throw error;
 }
 
+/** What the visitor is told when a form question is refused, from the refusal's code. */
+function askProblem(error: AppError): AskProblem {
+  switch (error.code) {
+    case 'query_missing':
+    case 'query_empty':
+      return { kind: 'empty' };
+    case 'rate_limited':
+      return { kind: 'rate_limited', retryAfterSeconds: Number(error.details?.retryAfterSeconds ?? 60) };
+    case 'concierge_disabled':
+      return { kind: 'disabled' };
+    default:
+      return { kind: 'invalid', message: error.message };
+  }
+}
+
+/**
+ * Refusals of a form question as the site's page (the status stays the refusal's): a person who pressed Ask
+ * with an empty box, or too often, reads what to do next, with the box to try again.
+ */
+const renderAskPageError: ErrorRenderer = (ctx, error, status) => {
+  const site = ctx.state.brandSite as PublishedSite;
+  const context = (ctx.state.askContext as AskContext | undefined) ?? { previous: [], conversationId: null };
+  ctx.status = status;
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.body = renderAskPage(site, { question: '', reply: null, problem: askProblem(error), context });
+};
+
+/** A form field's values as strings (a repeated field is an array; anything nested is not ours and is dropped). */
+function formValues(value: unknown): string[] {
+  const values = Array.isArray(value) ? value : [value];
+  return values.filter((item): item is string => typeof item === 'string');
+}
+
 export function conciergeRoutes(deps: ConciergeRouteDeps): Router {
   const router = new Router();
   const policy: RateLimitPolicy = { name: 'concierge', limit: deps.perVisitorPerMinute, windowSeconds: 60 };
@@ -115,6 +152,18 @@ export function conciergeRoutes(deps: ConciergeRouteDeps): Router {
     textLimit: CONCIERGE_BODY_LIMIT,
     encoding: 'utf-8',
     onError: unreadableBody,
+  });
+  const parseForm = bodyParser({
+    enableTypes: ['form'],
+    formLimit: CONCIERGE_BODY_LIMIT,
+    encoding: 'utf-8',
+    onError: (error: Error & { status?: number }) => {
+      if (error.status === 413) unreadableBody(error);
+      if (error.status && error.status >= 400 && error.status < 500) {
+        throw new RequestRefusedError('bad_request', 'The form could not be read');
+      }
+      throw error;
+    },
   });
   // JSON-RPC bodies are read as text (any other type is left unread and refused by the binding).
   const parseA2a = bodyParser({
@@ -151,10 +200,44 @@ export function conciergeRoutes(deps: ConciergeRouteDeps): Router {
     );
   }
 
+  /**
+   * The ask box's form, posted by a browser: the same concierge, limit, validation and question event as the
+   * JSON API, answered as a page. There is no CSRF token, on purpose: the form is anonymous and asks a
+   * question that changes nothing (the one write is the anonymous analytics event any agent's JSON question
+   * makes too), no credential is read, and `/ask` answers any origin already (CORS `*`).
+   */
+  async function askFromForm(ctx: Koa.Context, site: PublishedSite, visitor: ConciergeVisitor) {
+    ctx.state.renderError = renderAskPageError;
+    await admit(ctx, site, visitor);
+    await parseForm(ctx, async () => undefined);
+    const fields = (ctx.request.body ?? {}) as Record<string, unknown>;
+    const [query = ''] = formValues(fields.query);
+    const previous = formValues(fields.prev).slice(-MAX_PREVIOUS_TURNS);
+    const [conversationId] = formValues(fields.conversationId);
+    ctx.state.askContext = { previous, conversationId: conversationId ?? null } satisfies AskContext;
+    // The JSON body's rules, so a question is valid or not the same way whichever way it is asked.
+    const request = parseAskRequest({ query, prev: previous, ...(conversationId ? { conversationId } : {}) });
+    const reply = await deps.concierge.ask(site, request);
+    recordQuestion(site, visitor, request.query, reply.answered);
+    ctx.status = 200;
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = renderAskPage(site, {
+      question: request.query,
+      reply,
+      problem: null,
+      // The follow-up form carries this question on, so "and to Norway?" is read as part of the conversation.
+      context: {
+        previous: [...request.previous, request.query].slice(-MAX_PREVIOUS_TURNS),
+        conversationId: reply.conversationId,
+      },
+    });
+  }
+
   router.all(BRAND_PATHS.ask, async (ctx) => {
     ctx.vary('Accept');
     if (answeredByPreamble(ctx)) return;
     const { site, visitor } = brandRequestOf(ctx);
+    if (ctx.is('urlencoded')) return askFromForm(ctx, site, visitor);
     await admit(ctx, site, visitor);
 
     if (ctx.get('Content-Type') && !ctx.is('json', 'text')) {

@@ -14,11 +14,12 @@ import type { Logger } from '../../logger.ts';
 import { publishedIds, readBeacon, type PublishedIds } from '../../domain/analytics/beacon-ingest.ts';
 import type { SiteEventSink } from '../../domain/analytics/site-events.ts';
 import type { SiteHead, SiteReader } from '../../domain/publishing/site-store.ts';
+import { ASK_SCRIPT, ASK_SCRIPT_ETAG } from '../../public/brand-site/ask-script.ts';
 import { BEACON_SCRIPT, BEACON_SCRIPT_ETAG } from '../../public/brand-site/beacon-script.ts';
 import type { ChannelClickRecorder } from '../../domain/channels/channel-clicks.ts';
 import { channelHandOffTarget, handOffUrl } from '../../public/brand-site/hand-off.ts';
 import { BRAND_PATHS, type PublishedSite } from '../../public/brand-site/site-model.ts';
-import { renderNotFoundPage } from '../../public/brand-site/render/index.ts';
+import { renderGonePage, renderNotFoundPage } from '../../public/brand-site/render/index.ts';
 import { RequestRefusedError } from '../../errors.ts';
 import { notModified } from '../conditional.ts';
 import type { Site } from '../hosts.ts';
@@ -99,6 +100,19 @@ function acceptsHtmlByName(ctx: Koa.Context): boolean {
 function wantsMarkdown(ctx: Koa.Context): boolean {
   // Full negotiation (q-values) only when the plain cases do not decide.
   return plainMarkdownChoice(ctx.get('accept')) ?? ctx.accepts('text/html', 'text/markdown') === 'text/markdown';
+}
+
+/** One of the platform's own scripts (beacon, ask box), cached for an hour and revalidated by its ETag. */
+function serveScript(ctx: Koa.Context, body: string, etag: string): void {
+  ctx.status = 200;
+  ctx.set('Cache-Control', 'public, max-age=3600');
+  ctx.etag = etag;
+  if (notModified(ctx, etag)) {
+    ctx.status = 304;
+    return;
+  }
+  ctx.type = 'text/javascript; charset=utf-8';
+  ctx.body = body;
 }
 
 /** Answers `response` on `ctx`, or 304 when the request's validators match (headers set either way). */
@@ -220,29 +234,22 @@ export function brandSiteRoutes(deps: BrandSiteDeps): (ctx: Koa.Context, site: S
     }
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') methodNotAllowed(ctx, 'GET, HEAD');
     if (ctx.path === BRAND_PATHS.handOff) return handOff(ctx, head);
-    if (ctx.path === BRAND_PATHS.beaconScript) {
-      ctx.status = 200;
-      ctx.set('Cache-Control', 'public, max-age=3600');
-      ctx.etag = BEACON_SCRIPT_ETAG;
-      if (notModified(ctx, BEACON_SCRIPT_ETAG)) {
-        ctx.status = 304;
-        return;
-      }
-      ctx.type = 'text/javascript; charset=utf-8';
-      ctx.body = BEACON_SCRIPT;
-      return;
-    }
+    if (ctx.path === BRAND_PATHS.beaconScript) return serveScript(ctx, BEACON_SCRIPT, BEACON_SCRIPT_ETAG);
+    if (ctx.path === BRAND_PATHS.askScript) return serveScript(ctx, ASK_SCRIPT, ASK_SCRIPT_ETAG);
 
     const requested = documentPath(ctx.path);
     const document = await deps.reader.document(head, requested.path);
     if (!document) {
       // A browser (it asks for text/html by name) gets a page of the site to find its way on; any other client
       // the boundary's error body.
+      // A campaign whose run has ended is gone for good (410) and says so; anything else is not found (404).
       if (!requested.markdown && acceptsHtmlByName(ctx)) {
-        ctx.status = 404;
+        const published = await loadSite(ctx, head);
+        const gone = renderGonePage(published, requested.path);
+        ctx.status = gone ? 410 : 404;
         ctx.set('Cache-Control', 'no-store');
         ctx.type = 'text/html; charset=utf-8';
-        ctx.body = renderNotFoundPage(await loadSite(ctx, head), ctx.path);
+        ctx.body = gone ?? renderNotFoundPage(published, ctx.path);
         return;
       }
       notFound(ctx, `No page at ${ctx.path}`);

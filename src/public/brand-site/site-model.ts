@@ -92,6 +92,8 @@ export const BRAND_PATHS = {
   events: '/_cp/events',
   /** The beacon script every HTML page loads. */
   beaconScript: '/_cp/beacon.js',
+  /** The ask box's progressive enhancement (ask-script.ts): answers inline instead of on a new page. */
+  askScript: '/_cp/ask.js',
   /** The call-to-action hand-off to the advertiser's site, carrying the visitor's id (hand-off.ts). */
   handOff: '/_cp/go',
   /** The concierge. */

@@ -10,14 +10,16 @@
  * rendered separately (`renderBrandAgentFiles`).
  */
 import type { PublishedSite, RenderedFile, RenderedPage, RenderedSite, SlotFill } from '../site-model.ts';
-import type { PageContent } from './content.ts';
+import { chromeOf, siteChrome } from './chrome.ts';
+import type { Block, PageContent } from './content.ts';
 import { createFillRenderer, type FillRenderer } from './fragments.ts';
-import { brandStylesheet, writeHtmlPage, type HtmlChrome } from './html.ts';
+import { writeHtmlPage, type HtmlChrome } from './html.ts';
 import { LLMS_TXT_CONTENT_TYPE, LLMS_TXT_PATH, renderBrandLlmsTxt } from './llms-txt.ts';
 import { writeMarkdownPage } from './markdown.ts';
 import {
   campaignPage,
   campaignsIndexPage,
+  endedCampaignPage,
   homePage,
   notFoundPage,
   productPage,
@@ -25,21 +27,25 @@ import {
   surfacePage,
 } from './pages.ts';
 import { renderRobotsTxt, ROBOTS_PATH } from './robots.ts';
-import { buildSiteIndex, type SiteIndex } from './site-index.ts';
+import { buildSiteIndex, endedCampaignAt, type SiteIndex } from './site-index.ts';
 import { renderSitemapFiles, SITEMAP_PATH } from './sitemap.ts';
-import { safeUrl } from './text.ts';
 
-/** The brand profile has no language; pages are written in English (their fixed labels are). */
-export const SITE_LANGUAGE = 'en';
+/** Every slot block of a page, wherever it stands (the head, the hero, the body). */
+function slotBlocks(content: PageContent): Extract<Block, { kind: 'slot' }>[] {
+  const all = [...content.intro, ...(content.feature ? [content.feature.slot] : []), ...content.blocks];
+  return all.filter((block): block is Extract<Block, { kind: 'slot' }> => block.kind === 'slot');
+}
 
 function renderPage(content: PageContent, chrome: HtmlChrome, fills: FillRenderer): RenderedPage {
   const html = writeHtmlPage(content, chrome);
   const pageFills: Record<string, SlotFill> = {};
-  for (const part of html) {
-    if (typeof part === 'string' || pageFills[part.campaignId]) continue;
-    const fill = fills(part.campaignId, content.slotHeadingLevel);
+  // One fill per campaign and page: a page places a campaign in one style (pages.ts keeps the hero's
+  // campaign out of the home page's zones), so the first slot's style is the campaign's.
+  for (const block of slotBlocks(content)) {
+    if (pageFills[block.slot.campaignId]) continue;
+    const fill = fills(block.slot.campaignId, block.style);
     // Slots are only placed for campaigns with an active variant, so a fill always exists here.
-    if (fill) pageFills[part.campaignId] = fill;
+    if (fill) pageFills[block.slot.campaignId] = fill;
   }
   return {
     path: content.path,
@@ -62,21 +68,23 @@ function pageContents(index: SiteIndex): PageContent[] {
   ];
 }
 
-function chromeOf(site: PublishedSite, index: SiteIndex): HtmlChrome {
-  const { brandbook } = site.snapshot.brand;
-  return {
-    origin: index.origin,
-    brandName: index.brandName,
-    logoUrl: safeUrl(brandbook.logoUrl),
-    css: brandStylesheet(brandbook),
-    lang: SITE_LANGUAGE,
-  };
-}
-
 /** The HTML a browser is shown for a path the site does not have, in the brand's own chrome (no slots). */
 export function renderNotFoundPage(site: PublishedSite, path: string): string {
-  const index = buildSiteIndex(site);
-  return writeHtmlPage(notFoundPage(index, path), chromeOf(site, index))
+  const { index, chrome } = siteChrome(site);
+  return writeHtmlPage(notFoundPage(index, path), chrome)
+    .filter((part): part is string => typeof part === 'string')
+    .join('');
+}
+
+/**
+ * The HTML a browser is shown for the page of a campaign whose run has ended (served with 410 Gone), or null
+ * when `path` was not such a page.
+ */
+export function renderGonePage(site: PublishedSite, path: string): string | null {
+  const campaign = endedCampaignAt(site, path);
+  if (!campaign) return null;
+  const { index, chrome } = siteChrome(site);
+  return writeHtmlPage(endedCampaignPage(index, campaign, path), chrome)
     .filter((part): part is string => typeof part === 'string')
     .join('');
 }
@@ -102,6 +110,8 @@ export function renderBrandSite(site: PublishedSite): RenderedSite {
 
 export { buildSiteIndex, isReservedPath, normalizeSurfacePath, type SiteIndex } from './site-index.ts';
 export { EMPTY_TEXT } from './pages.ts';
+export { SITE_LANGUAGE } from './chrome.ts';
+export { renderAskPage, type AskPageInput, type AskProblem } from './ask-page.ts';
 export { AGENT_FILE_PATHS, LLMS_TXT_PATH } from './llms-txt.ts';
 export { SITEMAP_PATH } from './sitemap.ts';
 export { ROBOTS_PATH } from './robots.ts';

@@ -88,6 +88,10 @@ function writeBlock(block: Block, origin: string, parts: PartsBuilder): void {
     case 'links':
       parts.text(block.links.map((link) => `${linkItem(link, origin)}\n`).join(''));
       return;
+    case 'cards':
+      // A list of links, exactly as before cards existed: the twin has no layout to carry.
+      parts.text(block.cards.map((card) => `${linkItem(card, origin)}\n`).join(''));
+      return;
     case 'images':
       parts.text(block.images.map((item) => `${image(item)}\n`).join('\n'));
       return;
@@ -97,13 +101,20 @@ function writeBlock(block: Block, origin: string, parts: PartsBuilder): void {
     case 'slot':
       parts.slot(block.slot);
       return;
+    case 'answer':
+      // Only the ask form's answer page has one, and that page is HTML only.
+      return;
   }
 }
 
-/** The markdown twin of a page: `# Title`, then the blocks separated by blank lines. */
+/**
+ * The markdown twin of a page: `# Title`, then the head's blocks and the page's blocks separated by blank
+ * lines. The HTML-only parts (the home page's hero, the ask box, a product's extra photos) are left out.
+ */
 export function writeMarkdownPage(content: PageContent, origin: string): PagePart[] {
   const parts = new PartsBuilder().text(`# ${markdownLine(content.title)}\n`);
-  for (const block of content.blocks) {
+  for (const block of [...content.intro, ...content.blocks]) {
+    if (block.only === 'html') continue;
     parts.text('\n');
     writeBlock(block, origin, parts);
   }

@@ -106,6 +106,25 @@ function placeZones(surface: SnapshotSurface, campaignById: Map<string, Snapshot
   });
 }
 
+/**
+ * A campaign whose run ended at or before `at`: it has no page, no card and no slot any more (its offer is
+ * over), and a visitor following an old link to it is told so (410, `endedCampaignAt`). The republish
+ * workflow wakes at every campaign's end (`nextScheduleChange`), so this takes effect on time.
+ */
+export function hasEnded(campaign: SnapshotCampaign, at: number): boolean {
+  const endsAt = campaign.endsAt ? Date.parse(campaign.endsAt) : Number.NaN;
+  return Number.isFinite(endsAt) && endsAt <= at;
+}
+
+/** The ended campaign whose page was at `path`, or null (the path was never a campaign page, or it still is). */
+export function endedCampaignAt(site: PublishedSite, path: string): SnapshotCampaign | null {
+  const at = Date.parse(isoTime(site.publishedAt));
+  return (
+    site.snapshot.campaigns.find((campaign) => sitePaths.campaign(campaign.slug) === path && hasEnded(campaign, at)) ??
+    null
+  );
+}
+
 const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 export function buildSiteIndex(site: PublishedSite): SiteIndex {
@@ -119,7 +138,7 @@ export function buildSiteIndex(site: PublishedSite): SiteIndex {
   const seenSlugs = new Set<string>();
   for (const campaign of snapshot.campaigns) {
     // Slugs are unique per workspace; a duplicate would render two pages at one path.
-    if (campaignById.has(campaign.id) || seenSlugs.has(campaign.slug)) continue;
+    if (campaignById.has(campaign.id) || seenSlugs.has(campaign.slug) || hasEnded(campaign, at)) continue;
     campaignById.set(campaign.id, campaign);
     seenSlugs.add(campaign.slug);
     campaigns.push(campaign);
