@@ -89,7 +89,8 @@ describe('ERROR_TABLE', () => {
       'too_big',
       'module',
       'boolean',
-      'json_object', // an OpenAI response format
+      'json_object', // OpenAI response formats
+      'json_schema',
       'conversion', // site event types
       'impression',
       'concierge_question',
