@@ -9,7 +9,7 @@ import type { BrandView } from '../brand/brand.service.ts';
 import { createMediaStore, type MediaStore } from '../media/media-store.ts';
 import { formatPrice } from '../products/price.ts';
 import type { ProductView } from '../products/products.service.ts';
-import { composePng, sniffImage, type EmbeddedImage, type Palette } from './images/compose.ts';
+import { composeImage, sniffImage, type ComposedImage, type EmbeddedImage, type Palette } from './images/compose.ts';
 import { createOpenAiEngines } from './openai/openai-engines.ts';
 import { createBuiltinCopyEngine } from './text/builtin-copy-engine.ts';
 import type { CopyDraft, CopyEngine, ImageGenerator } from './text/copy-engine.ts';
@@ -24,7 +24,7 @@ export interface VariantImageRequest {
   seed: string;
   /** 0..1 zoom of the product image (video motion). */
   zoom?: number;
-  /** Leave the body out (short video scenes). */
+  /** Leave the body and call to action out (short video scenes that show one message). */
   headlineOnly?: boolean;
 }
 
@@ -40,6 +40,37 @@ export interface CreativeStudio {
 
 export function paletteOf(brand: BrandView): Palette {
   return brand.brandbook.colors;
+}
+
+const same = (a: string | undefined, b: string | undefined) =>
+  !!a && !!b && a.trim().toLowerCase() === b.trim().toLowerCase();
+
+/**
+ * A variant's still or keyframe, with its layout (line boxes, regions, colour pairs) for checks. Text the
+ * picture would otherwise say twice is said once: a call-to-action scene whose headline is the call to action
+ * and whose body is the brand's name shows each once; an offer headline that already states the price gets
+ * no price tag.
+ */
+export function composeVariant(request: VariantImageRequest): ComposedImage {
+  const { draft } = request;
+  const eyebrow = request.brand.profile.displayName;
+  const body = request.headlineOnly || same(draft.body, draft.headline) ? undefined : draft.body;
+  const callToAction =
+    request.headlineOnly || same(draft.callToAction, draft.headline) ? undefined : draft.callToAction;
+  const price = formatPrice(request.product);
+  return composeImage({
+    width: request.width,
+    height: request.height,
+    palette: paletteOf(request.brand),
+    eyebrow: same(eyebrow, body) || same(eyebrow, draft.headline) ? undefined : eyebrow,
+    headline: draft.headline,
+    body,
+    callToAction,
+    badge: price && !draft.headline.includes(price) ? price : undefined,
+    image: request.productImage,
+    seed: request.seed,
+    zoom: request.zoom,
+  });
 }
 
 export function createStudio(deps: {
@@ -72,19 +103,7 @@ export function createStudio(deps: {
     },
 
     composeVariantImage(request) {
-      return composePng({
-        width: request.width,
-        height: request.height,
-        palette: paletteOf(request.brand),
-        eyebrow: request.brand.profile.displayName,
-        headline: request.draft.headline,
-        body: request.headlineOnly ? undefined : request.draft.body,
-        callToAction: request.draft.callToAction,
-        badge: formatPrice(request.product) ?? undefined,
-        image: request.productImage,
-        seed: request.seed,
-        zoom: request.zoom,
-      });
+      return composeVariant(request).png;
     },
   };
 }
