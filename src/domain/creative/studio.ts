@@ -9,7 +9,15 @@ import type { BrandView } from '../brand/brand.service.ts';
 import { createMediaStore, type MediaStore } from '../media/media-store.ts';
 import { formatPrice } from '../products/price.ts';
 import type { ProductView } from '../products/products.service.ts';
-import { composeImage, sniffImage, type ComposedImage, type EmbeddedImage, type Palette } from './images/compose.ts';
+import {
+  layoutComposition,
+  renderPng,
+  sniffImage,
+  type ComposedImage,
+  type EmbeddedImage,
+  type Layout,
+  type Palette,
+} from './images/compose.ts';
 import { createOpenAiEngines } from './openai/openai-engines.ts';
 import { createBuiltinCopyEngine } from './text/builtin-copy-engine.ts';
 import type { CopyDraft, CopyEngine, ImageGenerator } from './text/copy-engine.ts';
@@ -24,6 +32,8 @@ export interface VariantImageRequest {
   seed: string;
   /** 0..1 zoom of the product image (video motion). */
   zoom?: number;
+  /** The price as the market writes it ("289,00 €"); defaults to the product's price in English format. */
+  priceLabel?: string;
   /** Leave the body and call to action out (short video scenes that show one message). */
   headlineOnly?: boolean;
 }
@@ -46,19 +56,19 @@ const same = (a: string | undefined, b: string | undefined) =>
   !!a && !!b && a.trim().toLowerCase() === b.trim().toLowerCase();
 
 /**
- * A variant's still or keyframe, with its layout (line boxes, regions, colour pairs) for checks. Text the
- * picture would otherwise say twice is said once: a call-to-action scene whose headline is the call to action
+ * The SVG and layout of a variant's still or keyframe (line boxes, regions, colour pairs, for checks). Text
+ * the picture would otherwise say twice is said once: a call-to-action scene whose headline is the call to action
  * and whose body is the brand's name shows each once; an offer headline that already states the price gets
  * no price tag.
  */
-export function composeVariant(request: VariantImageRequest): ComposedImage {
+export function layoutVariant(request: VariantImageRequest): { svg: string; layout: Layout } {
   const { draft } = request;
   const eyebrow = request.brand.profile.displayName;
   const body = request.headlineOnly || same(draft.body, draft.headline) ? undefined : draft.body;
   const callToAction =
     request.headlineOnly || same(draft.callToAction, draft.headline) ? undefined : draft.callToAction;
-  const price = formatPrice(request.product);
-  return composeImage({
+  const price = request.priceLabel ?? formatPrice(request.product);
+  return layoutComposition({
     width: request.width,
     height: request.height,
     palette: paletteOf(request.brand),
@@ -71,6 +81,12 @@ export function composeVariant(request: VariantImageRequest): ComposedImage {
     seed: request.seed,
     zoom: request.zoom,
   });
+}
+
+/** The variant's PNG with its SVG and layout. */
+export function composeVariant(request: VariantImageRequest): ComposedImage {
+  const { svg, layout } = layoutVariant(request);
+  return { png: renderPng(svg), svg, layout };
 }
 
 export function createStudio(deps: {

@@ -36,6 +36,48 @@ export interface RenderProgress {
   (fraction: number, message: string): void;
 }
 
+/** The text of one scene of a video template, from the variant, its product and the brand. */
+export function templateScene(
+  kind: VideoTemplate['scenes'][number]['kind'],
+  text: SceneText,
+  brand: BrandView,
+  product: ProductView | null,
+): SceneText & { headlineOnly: boolean } {
+  const price = formatPrice(product);
+  switch (kind) {
+    case 'title':
+      return { ...text, headlineOnly: true };
+    case 'product':
+      return {
+        headline: product?.title ?? text.headline,
+        body: text.body,
+        callToAction: text.callToAction,
+        headlineOnly: true,
+      };
+    case 'benefit':
+      return {
+        headline: text.body.split(/(?<=[.!?])\s/)[0] ?? text.body,
+        body: '',
+        callToAction: text.callToAction,
+        headlineOnly: true,
+      };
+    case 'offer':
+      return {
+        headline: price ? `Now ${price}` : text.headline,
+        body: text.body,
+        callToAction: text.callToAction,
+        headlineOnly: true,
+      };
+    case 'call_to_action':
+      return {
+        headline: text.callToAction,
+        body: brand.profile.displayName,
+        callToAction: text.callToAction,
+        headlineOnly: false,
+      };
+  }
+}
+
 export function createRenderer(deps: { studio: CreativeStudio; brand: BrandService }) {
   const { studio } = deps;
 
@@ -78,47 +120,6 @@ export function createRenderer(deps: { studio: CreativeStudio; brand: BrandServi
       height: size.height,
       durationSeconds,
     };
-  }
-
-  function templateScene(
-    kind: VideoTemplate['scenes'][number]['kind'],
-    text: SceneText,
-    brand: BrandView,
-    product: ProductView | null,
-  ): SceneText & { headlineOnly: boolean } {
-    const price = formatPrice(product);
-    switch (kind) {
-      case 'title':
-        return { ...text, headlineOnly: true };
-      case 'product':
-        return {
-          headline: product?.title ?? text.headline,
-          body: text.body,
-          callToAction: text.callToAction,
-          headlineOnly: true,
-        };
-      case 'benefit':
-        return {
-          headline: text.body.split(/(?<=[.!?])\s/)[0] ?? text.body,
-          body: '',
-          callToAction: text.callToAction,
-          headlineOnly: true,
-        };
-      case 'offer':
-        return {
-          headline: price ? `Now ${price}` : text.headline,
-          body: text.body,
-          callToAction: text.callToAction,
-          headlineOnly: true,
-        };
-      case 'call_to_action':
-        return {
-          headline: text.callToAction,
-          body: brand.profile.displayName,
-          callToAction: text.callToAction,
-          headlineOnly: false,
-        };
-    }
   }
 
   async function frames(

@@ -17,7 +17,7 @@ import { createHash } from 'node:crypto';
 import { Resvg } from '@resvg/resvg-js';
 import { chooseTextColour, isValidColour, requiredContrast, worstContrast } from './contrast.ts';
 import { fitText, type FittedText } from './fit.ts';
-import { FONT_FAMILY, FONT_FILES, fontExtents, measureLine, type FontWeight } from './fonts.ts';
+import { FONT_FAMILY, FONT_FILES, fontExtents, measureLine, missingGlyphs, type FontWeight } from './fonts.ts';
 
 export interface Palette {
   primary: string;
@@ -170,11 +170,11 @@ interface Frame {
  * network's reply bar and captions sit, and put the price tag at the picture's bottom, away from the
  * progress bar and profile name at the top.
  */
-function frameOf(w: number, h: number): Frame {
+function frameOf(w: number, h: number, share: number): Frame {
   const unit = Math.min(w, h);
   const pad = round(unit * 0.075);
   if (w / h >= 1.3) {
-    const pictureX = round(w * 0.56);
+    const pictureX = round(w * (1 - PICTURE_SHARES.landscape[share]!));
     return {
       format: 'landscape',
       picture: { x: pictureX, y: 0, width: w - pictureX, height: h },
@@ -182,11 +182,11 @@ function frameOf(w: number, h: number): Frame {
       badgeCorner: 'top-right',
       unit,
       headlineLines: 3,
-      bodyLines: 3,
+      bodyLines: 4,
     };
   }
   if (w / h > 0.8) {
-    const pictureH = round(h * 0.5);
+    const pictureH = round(h * PICTURE_SHARES.square[share]!);
     return {
       format: 'square',
       picture: { x: 0, y: 0, width: w, height: pictureH },
@@ -194,10 +194,10 @@ function frameOf(w: number, h: number): Frame {
       badgeCorner: 'top-right',
       unit,
       headlineLines: 3,
-      bodyLines: 3,
+      bodyLines: 4,
     };
   }
-  const pictureH = round(h * 0.48);
+  const pictureH = round(h * PICTURE_SHARES.portrait[share]!);
   const bottomSafe = round(h * 0.14);
   return {
     format: 'portrait',
@@ -206,9 +206,20 @@ function frameOf(w: number, h: number): Frame {
     badgeCorner: 'bottom-right',
     unit,
     headlineLines: 4,
-    bodyLines: 4,
+    bodyLines: 5,
   };
 }
+
+/**
+ * The picture's share of the width (landscape) or height (square, portrait). The first is the design; when
+ * the copy does not fit cleanly even at the smallest type, the picture gives up room before any word is
+ * broken or cut.
+ */
+const PICTURE_SHARES = {
+  landscape: [0.44, 0.38, 0.32],
+  square: [0.5, 0.42, 0.34],
+  portrait: [0.48, 0.4, 0.33],
+} as const;
 
 /** Size steps: the headline shrinks faster than the body, so the hierarchy holds at every step. */
 const HEADLINE_STEPS = [1, 0.88, 0.77, 0.67, 0.58];
@@ -242,8 +253,8 @@ function stackHeight(placed: Placed[]): number {
  * smallest sizes long words are broken (and the headline may take two more lines); only then does text lose
  * lines to an ellipsis (the body first, then the headline).
  */
-function fitStack(elements: Element[], width: number, height: number): Placed[] {
-  const request = (element: Element, size: number, maxLines: number, maxHeight: number) => ({
+function fitStack(elements: Element[], width: number, height: number, cleanOnly: boolean): Placed[] | null {
+  const request = (element: Element, size: number, maxLines: number, maxHeight: number, balance = false) => ({
     text: element.text,
     weight: element.weight,
     sizes: [size],
@@ -251,8 +262,15 @@ function fitStack(elements: Element[], width: number, height: number): Placed[] 
     maxLines,
     maxHeight,
     lineHeight: element.lineHeight,
-    balance: element.balance,
+    balance: balance && element.balance,
   });
+  // Balancing is the costly part of fitting, so it is done once, on the sizes that were chosen.
+  const balanceAll = (placed: Placed[]): Placed[] =>
+    placed.map((p) => {
+      if (!p.element.balance || p.fit.truncated || p.fit.lines.length < 2) return p;
+      const even = fitText({ ...request(p.element, p.fit.size, p.fit.lines.length, height, true), lastResort: 'none' });
+      return even && even.lines.length === p.fit.lines.length ? { element: p.element, fit: even } : p;
+    });
   const sizeAt = (element: Element, step: number) =>
     round(element.base * element.steps[Math.min(step, element.steps.length - 1)]!);
   const last = HEADLINE_STEPS.length - 1;
@@ -271,10 +289,11 @@ function fitStack(elements: Element[], width: number, height: number): Placed[] 
   for (let headlineStep = 0; headlineStep <= last; headlineStep++)
     for (let otherStep = 0; otherStep <= last; otherStep++) {
       const placed = attempt(headlineStep, otherStep, 'none');
-      if (placed) return placed;
+      if (placed) return balanceAll(placed);
     }
+  if (cleanOnly) return null;
   const broken = attempt(last, last, 'break');
-  if (broken) return broken;
+  if (broken) return balanceAll(broken);
   // Too much text for the column even at the smallest sizes: give the body what is left after the rest, then
   // the headline; an element with no room at all is left out rather than drawn outside the column.
   const order = ['body', 'headline', 'callToAction', 'eyebrow'];
@@ -305,13 +324,47 @@ export function layoutComposition(c: Composition): { svg: string; layout: Layout
   const { width: w, height: h } = c;
   if (!Number.isInteger(w) || !Number.isInteger(h) || w < 200 || h < 200 || w > 4096 || h > 4096)
     throw new Error(`Image size ${w}x${h} is outside 200..4096 pixels`);
-  const frame = frameOf(w, h);
-  const { unit, picture } = frame;
+  const first = frameOf(w, h, 0);
+  const { unit } = first;
   const palette = c.palette;
   const background = isValidColour(palette.background) ? palette.background : '#ffffff';
   const brandColours = [palette.text, palette.primary, palette.secondary, palette.accent].filter(isValidColour);
   const random = seeded(c.seed);
   const zoom = 1 + 0.08 * Math.min(1, Math.max(0, c.zoom ?? 0));
+
+  // --- The text column's elements, in reading order.
+  const headlineBase = round(unit * (first.format === 'landscape' ? 0.1 : first.format === 'square' ? 0.075 : 0.088));
+  const bodyBase = round(unit * (first.format === 'landscape' ? 0.046 : first.format === 'square' ? 0.036 : 0.042));
+  const elements: Element[] = [];
+  const eyebrow = plain(c.eyebrow);
+  const headline = plain(c.headline);
+  const body = plain(c.body);
+  const callToAction = plain(c.callToAction);
+  if (eyebrow) elements.push(element('eyebrow', eyebrow, 'bold', round(bodyBase * 0.9), BODY_STEPS, 1, 1.2, false, 0));
+  if (headline)
+    elements.push(
+      element('headline', headline, 'bold', headlineBase, HEADLINE_STEPS, first.headlineLines, 1.12, true, 0.45),
+    );
+  if (body) elements.push(element('body', body, 'normal', bodyBase, BODY_STEPS, first.bodyLines, 1.4, true, 0.9));
+  // The call to action is set as a plain closing line in the brand colour, not as a button: an image cannot
+  // be clicked, and a drawn button next to the network's real one promises an action that is not there.
+  if (callToAction)
+    elements.push(
+      element('callToAction', callToAction, 'bold', round(bodyBase * 1.05), BODY_STEPS, 2, 1.3, false, 1.1),
+    );
+
+  // The first frame whose text column takes the copy cleanly; else the roomiest, with the last resorts.
+  const shares = PICTURE_SHARES.landscape.length;
+  let frame = frameOf(w, h, 0);
+  let placed: Placed[] | null = null;
+  for (let share = 0; share < shares && !placed; share++) {
+    frame = frameOf(w, h, share);
+    placed = fitStack(elements, frame.text.width, frame.text.height, true);
+  }
+  placed ??= fitStack(elements, frame.text.width, frame.text.height, false)!;
+  const { picture } = frame;
+  // The text column: on the plain background and nothing else.
+  const textRegion: Region = { name: 'text', rect: frame.text, backgrounds: [background] };
 
   // --- The picture: the product's own image, or a brand panel with shapes that stay inside it.
   const pictureFill = isValidColour(palette.primary) ? palette.primary : '#333333';
@@ -343,29 +396,6 @@ export function layoutComposition(c: Composition): { svg: string; layout: Layout
       `<circle cx="${smallX}" cy="${smallY}" r="${ringR}" fill="none" stroke="${ring}" stroke-width="${Math.max(2, round(short * 0.012))}" opacity="0.7"/>`;
     pictureSvg += `<g clip-path="url(#picture)"><rect x="${picture.x}" y="${picture.y}" width="${picture.width}" height="${picture.height}" fill="${pictureFill}"/>${shapes}</g>`;
   }
-
-  // --- The text column: on the plain background and nothing else.
-  const textRegion: Region = { name: 'text', rect: frame.text, backgrounds: [background] };
-  const headlineBase = round(unit * (frame.format === 'landscape' ? 0.1 : frame.format === 'square' ? 0.075 : 0.088));
-  const bodyBase = round(unit * (frame.format === 'landscape' ? 0.046 : frame.format === 'square' ? 0.036 : 0.042));
-  const elements: Element[] = [];
-  const eyebrow = plain(c.eyebrow);
-  const headline = plain(c.headline);
-  const body = plain(c.body);
-  const callToAction = plain(c.callToAction);
-  if (eyebrow) elements.push(element('eyebrow', eyebrow, 'bold', round(bodyBase * 0.9), BODY_STEPS, 1, 1.2, false, 0));
-  if (headline)
-    elements.push(
-      element('headline', headline, 'bold', headlineBase, HEADLINE_STEPS, frame.headlineLines, 1.12, true, 0.45),
-    );
-  if (body) elements.push(element('body', body, 'normal', bodyBase, BODY_STEPS, frame.bodyLines, 1.4, true, 0.9));
-  // The call to action is set as a plain closing line in the brand colour, not as a button: an image cannot
-  // be clicked, and a drawn button next to the network's real one promises an action that is not there.
-  if (callToAction)
-    elements.push(
-      element('callToAction', callToAction, 'bold', round(bodyBase * 1.05), BODY_STEPS, 2, 1.3, false, 1.1),
-    );
-  const placed = fitStack(elements, frame.text.width, frame.text.height);
 
   const lines: LaidOutLine[] = [];
   const colours: ColourPair[] = [];
@@ -400,7 +430,9 @@ export function layoutComposition(c: Composition): { svg: string; layout: Layout
     );
     let baseline = y + fit.firstAscent;
     for (const text of fit.lines) {
-      lines.push(lineAt(e.role, text, frame.text.x, round(baseline), fit.size, e.weight, fill, 'text'));
+      // Ink that overhangs the pen position to the left (a bold "J") moves the line right, into the column.
+      const overhang = Math.ceil(-measureLine(text, fit.size, e.weight).left);
+      lines.push(lineAt(e.role, text, frame.text.x + overhang, round(baseline), fit.size, e.weight, fill, 'text'));
       baseline += fit.pitch;
     }
     y += fit.height;
@@ -485,7 +517,7 @@ export function layoutComposition(c: Composition): { svg: string; layout: Layout
     `<rect width="${w}" height="${h}" fill="${background}"/>${pictureSvg}${ruleSvg}${badgeSvg}${textSvg}</svg>`;
 
   const roles = (flag: 'truncated' | 'hyphenated') => placed.filter((p) => p.fit[flag]).map((p) => p.element.role);
-  const missing = new Set(lines.flatMap((line) => measureLine(line.text, line.size, line.weight).missing));
+  const missing = new Set(lines.flatMap((line) => missingGlyphs(line.text, line.weight)));
   const dropped = elements.filter((e) => !placed.some((p) => p.element === e)).map((e) => e.role);
   return {
     svg,

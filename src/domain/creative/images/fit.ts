@@ -192,17 +192,74 @@ function fitted(
   };
 }
 
-/** The narrowest width that still wraps into the same number of lines: even lines, no orphaned last word. */
+/**
+ * The same text in the same number of lines with lengths as even as possible: the narrowest measure at which
+ * it still takes that many lines (found by binary search over the possible line widths), and at that measure
+ * the break points that minimise the sum of squared slack (a small Knuth-Plass without stretching). So a
+ * headline has no short orphaned last line and no single overlong one.
+ */
 function balanced(text: string, size: number, weight: FontWeight, maxWidth: number, lineCount: number): string[] {
-  let low = maxWidth * 0.5;
-  let high = maxWidth;
-  for (let step = 0; step < 12; step++) {
-    const mid = (low + high) / 2;
-    const wrapped = wrapMeasured(text, size, weight, mid, false);
-    if (wrapped && wrapped.lines.length <= lineCount) high = mid;
-    else low = mid;
+  const tokens = tokensOf(text);
+  const n = tokens.length;
+  const lineOf = (from: number, to: number) =>
+    shown(
+      tokens.slice(from, to).reduce((line, t, i) => (i === 0 ? t.text : `${line}${t.space ? ' ' : ''}${t.text}`), ''),
+    );
+  const widths = new Map<string, number>();
+  const widthOf = (from: number, to: number) => {
+    const key = `${from}:${to}`;
+    let width = widths.get(key);
+    if (width === undefined) {
+      width = lineWidth(lineOf(from, to), size, weight);
+      widths.set(key, width);
+    }
+    return width;
+  };
+  // cost[k][j]: the best cost of setting the first j tokens in k lines; from[k][j]: where the k-th line starts.
+  const setAt = (measure: number): string[] | null => {
+    const cost = Array.from({ length: lineCount + 1 }, () => new Array<number>(n + 1).fill(Infinity));
+    const from = Array.from({ length: lineCount + 1 }, () => new Array<number>(n + 1).fill(-1));
+    cost[0]![0] = 0;
+    for (let k = 1; k <= lineCount; k++)
+      for (let j = 1; j <= n; j++)
+        for (let i = j - 1; i >= k - 1; i--) {
+          const width = widthOf(i, j);
+          if (width > measure) break;
+          const total = cost[k - 1]![i]! + (measure - width) ** 2;
+          if (total < cost[k]![j]!) {
+            cost[k]![j] = total;
+            from[k]![j] = i;
+          }
+        }
+    if (!Number.isFinite(cost[lineCount]![n]!)) return null;
+    const lines: string[] = [];
+    for (let k = lineCount, j = n; k > 0; k--) {
+      const i = from[k]![j]!;
+      lines.unshift(lineOf(i, j));
+      j = i;
+    }
+    return lines;
+  };
+  const candidates: number[] = [];
+  for (let i = 0; i < n; i++)
+    for (let j = i + 1; j <= n; j++) {
+      const width = widthOf(i, j);
+      if (width > maxWidth) break;
+      candidates.push(width);
+    }
+  candidates.sort((a, b) => a - b);
+  let low = 0;
+  let high = candidates.length - 1;
+  let best: string[] | null = null;
+  while (low <= high) {
+    const mid = (low + high) >> 1;
+    const lines = setAt(candidates[mid]!);
+    if (lines) {
+      best = lines;
+      high = mid - 1;
+    } else low = mid + 1;
   }
-  return wrapMeasured(text, size, weight, high, false)?.lines ?? [];
+  return best ?? [];
 }
 
 /** Shortens the text so it ends with an ellipsis on the last line that still fits. */

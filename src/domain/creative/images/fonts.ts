@@ -37,7 +37,9 @@ interface LoadedFont {
   unitsPerEm: number;
   ascender: number;
   descender: number;
-  glyphs: Map<number, GlyphMetrics>;
+  /** Per code point: its glyph's metrics (the cmap lookup and outline bounds are the slow part). */
+  chars: Map<number, GlyphMetrics & { glyph: number }>;
+  kerning: Map<number, number>;
 }
 
 const loaded = new Map<FontWeight, LoadedFont>();
@@ -51,19 +53,22 @@ function fontOf(weight: FontWeight): LoadedFont {
       unitsPerEm: font.unitsPerEm,
       ascender: font.ascender,
       descender: font.descender,
-      glyphs: new Map(),
+      chars: new Map(),
+      kerning: new Map(),
     };
     loaded.set(weight, entry);
   }
   return entry;
 }
 
-function metricsOf(entry: LoadedFont, glyph: opentype.Glyph): GlyphMetrics {
-  let metrics = entry.glyphs.get(glyph.index);
+function metricsOf(entry: LoadedFont, codePoint: number): GlyphMetrics & { glyph: number } {
+  let metrics = entry.chars.get(codePoint);
   if (!metrics) {
+    const glyph = entry.font.charToGlyph(String.fromCodePoint(codePoint));
     const box = glyph.getMetrics();
-    const empty = !Number.isFinite(box.xMin) || !Number.isFinite(box.xMax);
+    const empty = !Number.isFinite(box.xMin) || !Number.isFinite(box.xMax) || box.xMax <= box.xMin;
     metrics = {
+      glyph: glyph.index,
       advance: glyph.advanceWidth ?? 0,
       xMin: empty ? 0 : box.xMin,
       xMax: empty ? 0 : box.xMax,
@@ -71,9 +76,19 @@ function metricsOf(entry: LoadedFont, glyph: opentype.Glyph): GlyphMetrics {
       yMax: empty ? 0 : box.yMax,
       present: glyph.index !== 0,
     };
-    entry.glyphs.set(glyph.index, metrics);
+    entry.chars.set(codePoint, metrics);
   }
   return metrics;
+}
+
+function kerningOf(entry: LoadedFont, left: number, right: number): number {
+  const key = left * 0x10000 + right;
+  let value = entry.kerning.get(key);
+  if (value === undefined) {
+    value = entry.font.getKerningValue(left, right);
+    entry.kerning.set(key, value);
+  }
+  return value;
 }
 
 /** One line of text measured at a size, in pixels relative to the pen position on the baseline. */
@@ -84,26 +99,30 @@ export interface LineMetrics {
   /** Vertical extent above / below the baseline: the font's ascent and descent, or the ink if it reaches further. */
   ascent: number;
   descent: number;
-  /** Characters the font has no glyph for (drawn as the .notdef box). */
-  missing: string[];
 }
 
 const cache = new Map<string, LineMetrics>();
 
+/**
+ * Measures a line glyph by glyph (one glyph per code point: the cmap's glyph, as resvg uses for DejaVu's
+ * Latin, Greek and Cyrillic; its ligatures and kerning only narrow the line, so this is an upper bound).
+ */
 export function measureLine(text: string, size: number, weight: FontWeight): LineMetrics {
   const key = `${weight}|${size}|${text}`;
   const hit = cache.get(key);
   if (hit) return hit;
   const entry = fontOf(weight);
   const scale = size / entry.unitsPerEm;
-  const glyphs = entry.font.stringToGlyphs(text);
   let pen = 0;
   let inkLeft = 0;
   let inkRight = 0;
   let top = entry.ascender;
   let bottom = -entry.descender;
-  for (const [index, glyph] of glyphs.entries()) {
-    const m = metricsOf(entry, glyph);
+  let previous = -1;
+  for (const ch of text) {
+    const m = metricsOf(entry, ch.codePointAt(0)!);
+    // Kerning only ever narrows DejaVu pairs; leaving negative values out keeps the measure an upper bound.
+    if (previous >= 0) pen += Math.max(0, kerningOf(entry, previous, m.glyph));
     if (m.xMax > m.xMin) {
       inkLeft = Math.min(inkLeft, pen + m.xMin);
       inkRight = Math.max(inkRight, pen + m.xMax);
@@ -111,21 +130,23 @@ export function measureLine(text: string, size: number, weight: FontWeight): Lin
       bottom = Math.max(bottom, -m.yMin);
     }
     pen += m.advance;
-    const next = glyphs[index + 1];
-    // Kerning only ever narrows DejaVu pairs; leaving negative values out keeps the measure an upper bound.
-    if (next) pen += Math.max(0, entry.font.getKerningValue(glyph, next));
+    previous = m.glyph;
   }
-  const missing = [...text].filter((ch) => /\S/u.test(ch) && entry.font.charToGlyph(ch).index === 0);
   const result: LineMetrics = {
     left: inkLeft * scale,
     right: Math.max(pen, inkRight) * scale,
     ascent: top * scale,
     descent: bottom * scale,
-    missing,
   };
   if (cache.size > 50_000) cache.clear();
   cache.set(key, result);
   return result;
+}
+
+/** Characters of `text` the font has no glyph for (they would be drawn as the .notdef box). */
+export function missingGlyphs(text: string, weight: FontWeight): string[] {
+  const entry = fontOf(weight);
+  return [...new Set(text)].filter((ch) => /\S/u.test(ch) && !metricsOf(entry, ch.codePointAt(0)!).present);
 }
 
 /** The width a line needs, ink included. */
