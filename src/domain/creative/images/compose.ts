@@ -253,7 +253,12 @@ function stackHeight(placed: Placed[]): number {
  * smallest sizes long words are broken (and the headline may take two more lines); only then does text lose
  * lines to an ellipsis (the body first, then the headline).
  */
-function fitStack(elements: Element[], width: number, height: number, cleanOnly: boolean): Placed[] | null {
+function fitStack(
+  elements: Element[],
+  width: number,
+  height: number,
+  mode: 'clean' | 'long-headline' | 'any',
+): Placed[] | null {
   const request = (element: Element, size: number, maxLines: number, maxHeight: number, balance = false) => ({
     text: element.text,
     weight: element.weight,
@@ -271,44 +276,58 @@ function fitStack(elements: Element[], width: number, height: number, cleanOnly:
       const even = fitText({ ...request(p.element, p.fit.size, p.fit.lines.length, height, true), lastResort: 'none' });
       return even && even.lines.length === p.fit.lines.length ? { element: p.element, fit: even } : p;
     });
-  const sizeAt = (element: Element, step: number) =>
-    round(element.base * element.steps[Math.min(step, element.steps.length - 1)]!);
-  const last = HEADLINE_STEPS.length - 1;
+  // A headline that is a whole sentence (a video's benefit scene) may go smaller and take more lines, still
+  // well above the body's size, before anything is broken or cut.
+  const headlineSteps = mode === 'clean' ? HEADLINE_STEPS : [...HEADLINE_STEPS, 0.5, 0.44];
+  const sizeAt = (element: Element, step: number) => {
+    const steps = element.role === 'headline' ? headlineSteps : element.steps;
+    return round(element.base * steps[Math.min(step, steps.length - 1)]!);
+  };
+  const last = BODY_STEPS.length - 1;
+  const headlineLast = headlineSteps.length - 1;
   const attempt = (headlineStep: number, otherStep: number, lastResort: 'none' | 'break'): Placed[] | null => {
+    // The hierarchy holds: the headline stays clearly larger (1.2×) than everything else in the column.
+    const headlineElement = elements.find((e) => e.role === 'headline');
+    if (headlineElement) {
+      const others = elements.filter((e) => e !== headlineElement).map((e) => sizeAt(e, otherStep));
+      if (sizeAt(headlineElement, headlineStep) < 1.2 * Math.max(0, ...others)) return null;
+    }
     const placed: Placed[] = [];
     for (const element of elements) {
       const headline = element.role === 'headline';
       const size = sizeAt(element, headline ? headlineStep : otherStep);
-      const maxLines = headline && lastResort === 'break' ? element.maxLines + 2 : element.maxLines;
+      const maxLines = headline && mode !== 'clean' ? element.maxLines + 3 : element.maxLines;
       const fit = fitText({ ...request(element, size, maxLines, height), lastResort });
       if (!fit) return null;
       placed.push({ element, fit });
     }
     return stackHeight(placed) <= height ? placed : null;
   };
-  for (let headlineStep = 0; headlineStep <= last; headlineStep++)
+  for (let headlineStep = 0; headlineStep <= headlineLast; headlineStep++)
     for (let otherStep = 0; otherStep <= last; otherStep++) {
       const placed = attempt(headlineStep, otherStep, 'none');
       if (placed) return balanceAll(placed);
     }
-  if (cleanOnly) return null;
-  const broken = attempt(last, last, 'break');
+  if (mode !== 'any') return null;
+  const broken = attempt(headlineLast, last, 'break');
   if (broken) return balanceAll(broken);
   // Too much text for the column even at the smallest sizes: give the body what is left after the rest, then
   // the headline; an element with no room at all is left out rather than drawn outside the column.
   const order = ['body', 'headline', 'callToAction', 'eyebrow'];
   const byPriority = [...elements].sort((a, b) => order.indexOf(a.role) - order.indexOf(b.role));
   const fits = new Map<Element, FittedText>();
+  const minimum = (element: Element) => sizeAt(element, element.role === 'headline' ? headlineLast : last);
+  const linesOf = (element: Element) => (element.role === 'headline' ? element.maxLines + 3 : element.maxLines);
   for (const element of elements)
-    fits.set(element, fitText(request(element, sizeAt(element, last), element.maxLines, height)));
+    fits.set(element, fitText(request(element, minimum(element), linesOf(element), height)));
   const current = () =>
     elements.filter((e) => fits.get(e)!.lines.length > 0).map((e) => ({ element: e, fit: fits.get(e)! }));
   for (const element of byPriority) {
     if (stackHeight(current()) <= height) break;
     const others = stackHeight(current().filter((p) => p.element !== element));
-    const size = sizeAt(element, last);
+    const size = minimum(element);
     const room = Math.max(0, height - others - element.gapBefore * size);
-    fits.set(element, fitText(request(element, size, element.maxLines, room)));
+    fits.set(element, fitText(request(element, size, linesOf(element), room)));
   }
   return current();
 }
@@ -353,15 +372,17 @@ export function layoutComposition(c: Composition): { svg: string; layout: Layout
       element('callToAction', callToAction, 'bold', round(bodyBase * 1.05), BODY_STEPS, 2, 1.3, false, 1.1),
     );
 
-  // The first frame whose text column takes the copy cleanly; else the roomiest, with the last resorts.
+  // The first frame whose text column takes the copy cleanly; then the same with two more headline lines
+  // (a benefit scene's headline is a whole sentence); else the roomiest frame, with the last resorts.
   const shares = PICTURE_SHARES.landscape.length;
-  let frame = frameOf(w, h, 0);
+  let frame = first;
   let placed: Placed[] | null = null;
-  for (let share = 0; share < shares && !placed; share++) {
-    frame = frameOf(w, h, share);
-    placed = fitStack(elements, frame.text.width, frame.text.height, true);
-  }
-  placed ??= fitStack(elements, frame.text.width, frame.text.height, false)!;
+  for (const mode of ['clean', 'long-headline'] as const)
+    for (let share = 0; share < shares && !placed; share++) {
+      frame = frameOf(w, h, share);
+      placed = fitStack(elements, frame.text.width, frame.text.height, mode);
+    }
+  placed ??= fitStack(elements, frame.text.width, frame.text.height, 'any')!;
   const { picture } = frame;
   // The text column: on the plain background and nothing else.
   const textRegion: Region = { name: 'text', rect: frame.text, backgrounds: [background] };
