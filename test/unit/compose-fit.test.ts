@@ -138,6 +138,16 @@ describe('fitting text into a box', () => {
     expect(fitText(request('Anything', { maxHeight: 10 })).lines).toEqual([]);
   });
 
+  test('running text keeps its ragged right but no single word alone on the last line', () => {
+    const text = 'Wasserdichte Dreilagenjacke aus recyceltem Material, ein Leben lang.';
+    const greedy = wrapMeasured(text, 30, 'normal', 530, false)!.lines;
+    expect(greedy.at(-1)!.includes(' ')).toBe(false);
+    const fit = fitText(request(text, { weight: 'normal', sizes: [30], maxWidth: 530, balance: 'widow' }));
+    expect(fit.lines).toHaveLength(greedy.length);
+    expect(fit.lines.at(-1)!.split(' ')).toHaveLength(2);
+    expect(fit.lines.join(' ')).toBe(text);
+  });
+
   test('balanced headlines: same number of lines, no orphaned last word', () => {
     const text = 'Recycled shell jacket, repaired for life';
     const greedy = wrapMeasured(text, 60, 'bold', 700, false)!.lines;

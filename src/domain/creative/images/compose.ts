@@ -233,7 +233,7 @@ interface Element {
   steps: number[];
   maxLines: number;
   lineHeight: number;
-  balance: boolean;
+  balance: boolean | 'widow';
   /** Space above this element, as a multiple of its own size. */
   gapBefore: number;
 }
@@ -267,7 +267,7 @@ function fitStack(
     maxLines,
     maxHeight,
     lineHeight: element.lineHeight,
-    balance: balance && element.balance,
+    balance: balance ? element.balance : false,
   });
   // Balancing is the costly part of fitting, so it is done once, on the sizes that were chosen.
   const balanceAll = (placed: Placed[]): Placed[] =>
@@ -364,7 +364,7 @@ export function layoutComposition(c: Composition): { svg: string; layout: Layout
     elements.push(
       element('headline', headline, 'bold', headlineBase, HEADLINE_STEPS, first.headlineLines, 1.12, true, 0.45),
     );
-  if (body) elements.push(element('body', body, 'normal', bodyBase, BODY_STEPS, first.bodyLines, 1.4, true, 0.9));
+  if (body) elements.push(element('body', body, 'normal', bodyBase, BODY_STEPS, first.bodyLines, 1.4, 'widow', 0.9));
   // The call to action is set as a plain closing line in the brand colour, not as a button: an image cannot
   // be clicked, and a drawn button next to the network's real one promises an action that is not there.
   if (callToAction)
@@ -522,9 +522,14 @@ export function layoutComposition(c: Composition): { svg: string; layout: Layout
   const rule = lines.find((line) => line.region === 'text');
   const ruleH = Math.max(3, round(unit * 0.007));
   const ruleY = rule ? round(rule.box.y - ruleH - unit * 0.025) : 0;
+  // It must be visible on the background (white on cream is not), so it falls back to the text's colour.
+  const ruleColour =
+    [palette.accent, palette.primary, palette.secondary].find(
+      (colour) => isValidColour(colour) && worstContrast(colour, [background]) >= 1.5,
+    ) ?? rule?.fill;
   const ruleSvg =
-    rule && ruleY >= frame.text.y - unit * 0.06 && isValidColour(palette.accent)
-      ? `<rect x="${frame.text.x}" y="${ruleY}" width="${round(unit * 0.07)}" height="${ruleH}" fill="${palette.accent}"/>`
+    rule && ruleColour && ruleY >= frame.text.y - unit * 0.06
+      ? `<rect x="${frame.text.x}" y="${ruleY}" width="${round(unit * 0.07)}" height="${ruleH}" fill="${ruleColour}"/>`
       : '';
 
   const textSvg = lines
@@ -565,7 +570,7 @@ function element(
   steps: number[],
   maxLines: number,
   lineHeight: number,
-  balance: boolean,
+  balance: boolean | 'widow',
   gapBefore: number,
 ): Element {
   return { role, text, weight, base, steps, maxLines, lineHeight, balance, gapBefore };

@@ -21,8 +21,11 @@ export interface FitRequest {
   maxHeight: number;
   /** Baseline-to-baseline distance as a multiple of the size. */
   lineHeight: number;
-  /** Even out line lengths (headlines): the same number of lines, without a short last line. */
-  balance?: boolean;
+  /**
+   * `true` evens out line lengths (headlines): the same number of lines, without a short last line.
+   * `widow` keeps the ragged right of running text and only avoids a single word alone on the last line.
+   */
+  balance?: boolean | 'widow';
   /**
    * How far to go when no size fits cleanly: `break` words at the minimum size, or also cut with an
    * `ellipsis` (the default). With `none` or `break` the result is null when that is not enough.
@@ -262,6 +265,16 @@ function balanced(text: string, size: number, weight: FontWeight, maxWidth: numb
   return best ?? [];
 }
 
+/** A single word alone on the last line takes the previous line's last word with it, when that still fits. */
+function withoutWidow(lines: string[], size: number, weight: FontWeight, maxWidth: number): string[] {
+  const last = lines.at(-1) ?? '';
+  const previous = (lines.at(-2) ?? '').split(' ');
+  if (lines.length < 2 || last.includes(' ') || previous.length < 3) return lines;
+  const moved = `${previous.at(-1)} ${last}`;
+  if (lineWidth(moved, size, weight) > maxWidth) return lines;
+  return [...lines.slice(0, -2), previous.slice(0, -1).join(' '), moved];
+}
+
 /** Shortens the text so it ends with an ellipsis on the last line that still fits. */
 function ellipsize(line: string, size: number, weight: FontWeight, maxWidth: number): string {
   let words = line.split(' ');
@@ -296,10 +309,10 @@ export function fitText(request: FitRequest): FittedText | null {
     if (wrapped.lines.length > request.maxLines || blockHeight(wrapped.lines, size, weight, pitch) > request.maxHeight)
       continue;
     let lines = wrapped.lines;
-    if (request.balance && lines.length > 1 && !wrapped.hyphenated) {
+    if (request.balance === true && lines.length > 1 && !wrapped.hyphenated) {
       const even = balanced(text, size, weight, maxWidth, lines.length);
       if (even.length === lines.length) lines = even;
-    }
+    } else if (request.balance === 'widow') lines = withoutWidow(lines, size, weight, maxWidth);
     return fitted(lines, size, request, { truncated: false, hyphenated: wrapped.hyphenated });
   }
   if (lastResort !== 'ellipsis') return null;
