@@ -246,7 +246,7 @@ describe('variant compositions (studio)', () => {
       ...request,
       draft: { headline: 'Find your size', body: 'Fjell', callToAction: 'Find your size' },
     }).layout;
-    expect(roles(cta)).toEqual(['headline:Find your size', 'body:Fjell', 'badge:€289.00']);
+    expect(roles(cta)).toEqual(['eyebrow:Fjell', 'headline:Find your size', 'badge:€289.00']);
     const offer = layoutVariant({
       ...request,
       headlineOnly: true,

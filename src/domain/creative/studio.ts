@@ -57,14 +57,16 @@ const same = (a: string | undefined, b: string | undefined) =>
 
 /**
  * The SVG and layout of a variant's still or keyframe (line boxes, regions, colour pairs, for checks). Text
- * the picture would otherwise say twice is said once: a call-to-action scene whose headline is the call to action
- * and whose body is the brand's name shows each once; an offer headline that already states the price gets
- * no price tag.
+ * the picture would otherwise say twice is said once: a call-to-action scene (headline = call to action, body =
+ * the brand's name) shows the brand's name once, above the headline; an offer headline that already states
+ * the price gets no price tag.
  */
 export function layoutVariant(request: VariantImageRequest): { svg: string; layout: Layout } {
   const { draft } = request;
   const eyebrow = request.brand.profile.displayName;
-  const body = request.headlineOnly || same(draft.body, draft.headline) ? undefined : draft.body;
+  // A body that only repeats the headline or the brand's name (the call-to-action scene's) is left out.
+  const body =
+    request.headlineOnly || same(draft.body, draft.headline) || same(draft.body, eyebrow) ? undefined : draft.body;
   const callToAction =
     request.headlineOnly || same(draft.callToAction, draft.headline) ? undefined : draft.callToAction;
   const price = request.priceLabel ?? formatPrice(request.product);
@@ -72,7 +74,7 @@ export function layoutVariant(request: VariantImageRequest): { svg: string; layo
     width: request.width,
     height: request.height,
     palette: paletteOf(request.brand),
-    eyebrow: same(eyebrow, body) || same(eyebrow, draft.headline) ? undefined : eyebrow,
+    eyebrow: same(eyebrow, draft.headline) ? undefined : eyebrow,
     headline: draft.headline,
     body,
     callToAction,
