@@ -7,12 +7,20 @@ import type { Config } from '../../config.ts';
 import type { SafeFetch } from '../../net/safe-fetch.ts';
 import type { BrandView } from '../brand/brand.service.ts';
 import { createMediaStore, type MediaStore } from '../media/media-store.ts';
-import { formatPrice } from '../products/price.ts';
 import { createProductImageStore } from '../products/product-images.ts';
 import type { ProductView } from '../products/products.service.ts';
-import { composePng, sniffImage, type EmbeddedImage, type Palette } from './images/compose.ts';
+import {
+  layoutComposition,
+  renderPng,
+  sniffImage,
+  type ComposedImage,
+  type EmbeddedImage,
+  type Layout,
+  type Palette,
+} from './images/compose.ts';
 import { createOpenAiEngines } from './openai/openai-engines.ts';
 import { createBuiltinCopyEngine } from './text/builtin-copy-engine.ts';
+import { formatProductPrice, type Market } from './text/market.ts';
 import type { CopyDraft, CopyEngine, ImageGenerator } from './text/copy-engine.ts';
 
 export interface VariantImageRequest {
@@ -25,7 +33,9 @@ export interface VariantImageRequest {
   seed: string;
   /** 0..1 zoom of the product image (video motion). */
   zoom?: number;
-  /** Leave the body out (short video scenes). */
+  /** The campaign's market (its brief's): the price tag is written as it writes prices ("289,00 €"). */
+  market?: Pick<Market, 'locale'> | null;
+  /** Leave the body and call to action out (short video scenes that show one message). */
   headlineOnly?: boolean;
 }
 
@@ -49,6 +59,45 @@ const NO_FETCH: Pick<SafeFetch, 'fetch'> = {
 
 export function paletteOf(brand: BrandView): Palette {
   return brand.brandbook.colors;
+}
+
+const same = (a: string | undefined, b: string | undefined) =>
+  !!a && !!b && a.trim().toLowerCase() === b.trim().toLowerCase();
+
+/**
+ * The SVG and layout of a variant's still or keyframe (line boxes, regions, colour pairs, for checks). Text
+ * the picture would otherwise say twice is said once: a call-to-action scene (headline = call to action, body =
+ * the brand's name) shows the brand's name once, above the headline; an offer headline that already states
+ * the price gets no price tag.
+ */
+export function layoutVariant(request: VariantImageRequest): { svg: string; layout: Layout } {
+  const { draft } = request;
+  const eyebrow = request.brand.profile.displayName;
+  // A body that only repeats the headline or the brand's name (the call-to-action scene's) is left out.
+  const body =
+    request.headlineOnly || same(draft.body, draft.headline) || same(draft.body, eyebrow) ? undefined : draft.body;
+  const callToAction =
+    request.headlineOnly || same(draft.callToAction, draft.headline) ? undefined : draft.callToAction;
+  const price = formatProductPrice(request.product, request.market ?? null);
+  return layoutComposition({
+    width: request.width,
+    height: request.height,
+    palette: paletteOf(request.brand),
+    eyebrow: same(eyebrow, draft.headline) ? undefined : eyebrow,
+    headline: draft.headline,
+    body,
+    callToAction,
+    badge: price && !draft.headline.includes(price) ? price : undefined,
+    image: request.productImage,
+    seed: request.seed,
+    zoom: request.zoom,
+  });
+}
+
+/** The variant's PNG with its SVG and layout. */
+export function composeVariant(request: VariantImageRequest): ComposedImage {
+  const { svg, layout } = layoutVariant(request);
+  return { png: renderPng(svg), svg, layout };
 }
 
 export function createStudio(deps: {
@@ -89,19 +138,7 @@ export function createStudio(deps: {
     },
 
     composeVariantImage(request) {
-      return composePng({
-        width: request.width,
-        height: request.height,
-        palette: paletteOf(request.brand),
-        eyebrow: request.brand.profile.displayName,
-        headline: request.draft.headline,
-        body: request.headlineOnly ? undefined : request.draft.body,
-        callToAction: request.draft.callToAction,
-        badge: formatPrice(request.product) ?? undefined,
-        image: request.productImage,
-        seed: request.seed,
-        zoom: request.zoom,
-      });
+      return composeVariant(request).png;
     },
   };
 }

@@ -19,6 +19,7 @@ import { JobStep } from '../jobs/job.entity.ts';
 import { toProductView, type ProductView } from '../products/products.service.ts';
 import { newId } from '../shared/ids.ts';
 import { ownedBy, type WorkspaceScope } from '../shared/scope.ts';
+import { marketOf } from '../creative/text/market.ts';
 
 export interface GenerationOptions {
   intent: string;
@@ -151,6 +152,7 @@ export function createGenerationService(deps: { studio: CreativeStudio; brand: B
             brand: ctx.brand,
             product,
             productImage,
+            market: marketOf(input.brief),
             seed: `${ctx.campaignId}:${index}:${draft.headline}`,
           });
       const key = `${ctx.workspaceId}/campaigns/${ctx.campaignId}/${input.jobId}/variant-${index + 1}.png`;

@@ -137,6 +137,7 @@ export function createRenderer(deps: { studio: CreativeStudio; brand: BrandServi
     brand: BrandView,
     product: ProductView | null,
     productImage: EmbeddedImage | null,
+    market: Market | null,
   ): Promise<Keyframe[]> {
     return scenes.map((scene) => ({
       seconds: scene.seconds,
@@ -146,6 +147,7 @@ export function createRenderer(deps: { studio: CreativeStudio; brand: BrandServi
         brand,
         product,
         productImage,
+        market,
         seed: scene.seed,
         headlineOnly: scene.text.headlineOnly,
       }),
@@ -168,7 +170,7 @@ export function createRenderer(deps: { studio: CreativeStudio; brand: BrandServi
       const base = `${scope.workspaceId}/renders/${jobId}`;
 
       if (request.mode === 'still') {
-        const { variants, product } = await variantsOf(scope, request.campaignId, request.variantId);
+        const { variants, product, campaign } = await variantsOf(scope, request.campaignId, request.variantId);
         const size = STILL_SIZES[request.format];
         const productImage = product ? await studio.fetchProductImage(product) : null;
         const png = studio.composeVariantImage({
@@ -177,6 +179,7 @@ export function createRenderer(deps: { studio: CreativeStudio; brand: BrandServi
           brand,
           product,
           productImage,
+          market: marketOf(campaign.brief),
           seed: `${request.variantId}:${request.format}`,
         });
         input.onProgress?.(1, 'still rendered');
@@ -186,7 +189,7 @@ export function createRenderer(deps: { studio: CreativeStudio; brand: BrandServi
       let keyframes: Keyframe[];
       let size: { width: number; height: number };
       if (request.mode === 'campaign') {
-        const { variants, product } = await variantsOf(scope, request.campaignId, null);
+        const { variants, product, campaign } = await variantsOf(scope, request.campaignId, null);
         size = FILM_SIZES['16:9']!;
         const productImage = product ? await studio.fetchProductImage(product) : null;
         keyframes = await frames(
@@ -195,6 +198,7 @@ export function createRenderer(deps: { studio: CreativeStudio; brand: BrandServi
           brand,
           product,
           productImage,
+          marketOf(campaign.brief),
         );
       } else {
         const template = findTemplate(request.templateId);
@@ -224,6 +228,7 @@ export function createRenderer(deps: { studio: CreativeStudio; brand: BrandServi
           brand,
           product,
           productImage,
+          market,
         );
       }
       input.onProgress?.(0.05, 'frames composed; encoding');
@@ -255,6 +260,7 @@ export function createRenderer(deps: { studio: CreativeStudio; brand: BrandServi
         })),
         size,
         brand,
+        null,
         null,
         null,
       );
