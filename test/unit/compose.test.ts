@@ -73,6 +73,32 @@ describe('composition', () => {
     expect(text.x + text.width <= p.x || text.y >= p.y + p.height || p.x + p.width <= text.x).toBe(true);
   });
 
+  test('a body too long for the column ends sooner by whole sentences, recorded, and nothing is cut', () => {
+    const sentences = [
+      'Three layers of recycled nylon keep the rain out.',
+      'Fully taped seams, pit zips and a helmet-compatible hood.',
+      'Fjell repairs the jacket for as long as you own it.',
+      'Sewn in Portugal from fabric woven in Italy.',
+      'Every jacket is checked by hand before it leaves the workshop.',
+      'Packed without plastic in a recycled paper bag.',
+      'Returns are free for 60 days, worn or not.',
+    ];
+    const { layout } = layoutComposition({ ...base, body: sentences.join(' ') });
+    expect(layout.truncated).toEqual([]);
+    expect(layout.shortened).toEqual(['body']);
+    const body = layout.lines
+      .filter((line) => line.role === 'body')
+      .map((line) => line.text)
+      .join(' ');
+    // What is drawn is the body's first few sentences, exactly, ending where a sentence ends.
+    const kept = sentences.findIndex((_, i) => sentences.slice(0, i + 1).join(' ') === body.replace(/-\s/g, '-'));
+    expect(kept).toBeGreaterThanOrEqual(0);
+    expect(kept).toBeLessThan(sentences.length - 1);
+    expectWellFormed(layout);
+    // A body that fits is drawn whole and not marked.
+    expect(layoutComposition(base).layout.shortened).toEqual([]);
+  });
+
   test('deterministic: the same input gives the same bytes; another seed another picture', () => {
     const first = composeImage(base).png;
     expect(composeImage(base).png.equals(first)).toBe(true);

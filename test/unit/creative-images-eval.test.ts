@@ -11,7 +11,8 @@
  * - contrast: the composition is rendered WITHOUT its text and every pixel under each text box is read; the
  *   text's fill must reach WCAG AA (4.5:1, or 3:1 for large text) against the worst of them;
  * - nothing is silently lost: the SVG draws exactly the layout's lines, and no brief's text needs an ellipsis
- *   or a glyph the font lacks.
+ *   or a glyph the font lacks (a long body may end sooner by whole sentences, which the layout records and
+ *   the totals count).
  *
  * A few compositions are written to test-artifacts/creative/ to be looked at.
  */
@@ -272,6 +273,8 @@ interface Tally {
   stills: number;
   frames: number;
   lines: number;
+  /** Compositions whose body lost whole sentences from its end to fit (recorded, not a failure: nothing is cut). */
+  shortened: number;
   failures: string[];
   minRatio: { normal: number; large: number };
 }
@@ -281,6 +284,7 @@ const tally: Tally = {
   stills: 0,
   frames: 0,
   lines: 0,
+  shortened: 0,
   failures: [],
   minRatio: { normal: 99, large: 99 },
 };
@@ -291,6 +295,7 @@ function check(name: string, svg: string, layout: Layout): void {
   const drawn = drawnTexts(svg);
   if (drawn.length !== layout.lines.length) fail(`draws ${drawn.length} texts, layout has ${layout.lines.length}`);
   if (layout.truncated.length > 0) fail(`cut with an ellipsis: ${layout.truncated.join(', ')}`);
+  if (layout.shortened.length > 0) tally.shortened++;
   if (layout.missingGlyphs.length > 0) fail(`no glyph for ${layout.missingGlyphs.join('')}`);
   // Text-free, so no font is needed (and none is loaded: that is most of resvg's start-up time).
   const background = new Resvg(svg.replace(/<text\b[^>]*>[^<]*<\/text>/g, ''), {
@@ -374,7 +379,8 @@ describe('creative images for the evaluation briefs', () => {
     // The totals for the closing note (printed once per run).
     console.log(
       `creative images: ${tally.compositions} compositions (${tally.stills} stills, ${tally.frames} keyframes), ` +
-        `${tally.lines} text lines, ${tally.failures.length} failures; lowest contrast ${tally.minRatio.normal}:1 ` +
+        `${tally.lines} text lines, ${tally.shortened} bodies shortened by whole sentences, ` +
+        `${tally.failures.length} failures; lowest contrast ${tally.minRatio.normal}:1 ` +
         `(normal text), ${tally.minRatio.large}:1 (large text)`,
     );
   });

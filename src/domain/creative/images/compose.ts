@@ -102,6 +102,8 @@ export interface Layout {
   /** Roles whose text was cut with an ellipsis or had a word broken with a hyphen (both rare, last resorts). */
   truncated: TextRole[];
   hyphenated: TextRole[];
+  /** Roles that lost whole sentences from their end to fit (the body of a long post); nothing was cut. */
+  shortened: TextRole[];
   /** Characters DejaVu Sans has no glyph for (drawn as a box); see docs/creative-images.md for what is supported. */
   missingGlyphs: string[];
 }
@@ -338,8 +340,26 @@ interface ColourChoice {
   backgrounds: string[];
 }
 
-/** The SVG and layout of a composition: text on one side, the product image (or a brand panel) on the other. */
+/**
+ * The SVG and layout of a composition: text on one side, the product image (or a brand panel) on the other.
+ *
+ * A picture is not a page: a body too long for the column loses whole sentences from its end (the post's own
+ * text carries all of it) before any line is cut with an ellipsis, so a still never ends mid-thought.
+ */
 export function layoutComposition(c: Composition): { svg: string; layout: Layout } {
+  const whole = layoutOnce(c);
+  if (!c.body || !whole.layout.truncated.includes('body')) return whole;
+  const sentences = c.body.split(/(?<=[.!?])\s+/).filter(Boolean);
+  for (let keep = sentences.length - 1; keep >= 1; keep--) {
+    const shorter = layoutOnce({ ...c, body: sentences.slice(0, keep).join(' ') });
+    if (!shorter.layout.truncated.includes('body')) {
+      return { svg: shorter.svg, layout: { ...shorter.layout, shortened: ['body'] } };
+    }
+  }
+  return whole;
+}
+
+function layoutOnce(c: Composition): { svg: string; layout: Layout } {
   const { width: w, height: h } = c;
   if (!Number.isInteger(w) || !Number.isInteger(h) || w < 200 || h < 200 || w > 4096 || h > 4096)
     throw new Error(`Image size ${w}x${h} is outside 200..4096 pixels`);
@@ -557,6 +577,7 @@ export function layoutComposition(c: Composition): { svg: string; layout: Layout
       colours,
       truncated: [...roles('truncated'), ...dropped],
       hyphenated: roles('hyphenated'),
+      shortened: [],
       missingGlyphs: [...missing].sort(),
     },
   };
