@@ -21,7 +21,15 @@ import { cleanText, fitLength, looksLikeInstruction, sentencesOf } from '../crea
 import { formatPrice } from '../products/price.ts';
 import type { PublicProduct } from '../publishing/site-snapshot.ts';
 import { pageTitleFromPath, sitePaths, type PublishedSite } from '../../public/brand-site/site-model.ts';
-import { allowsFuzzy, allowsPrefix, processTerm, tokenize, termsOf } from './terms.ts';
+import {
+  allowsFuzzy,
+  allowsPrefix,
+  buildVocabulary,
+  processTerm,
+  tokenize,
+  termsOf,
+  type Vocabulary,
+} from './terms.ts';
 
 export type PassageKind = 'profile' | 'faq' | 'campaign' | 'product' | 'page';
 
@@ -55,6 +63,8 @@ export interface ContentIndex {
   brandName: string;
   passages: Map<string, Passage>;
   search: MiniSearch<IndexedPassage>;
+  /** The words the content uses: questions are read against them (see terms.ts). */
+  vocabulary: Vocabulary;
   /** FAQ questions, then live campaign names: what to offer when a question cannot be answered. */
   faqQuestions: string[];
   campaignNames: { name: string; startsAt: string | null; endsAt: string | null }[];
@@ -105,13 +115,17 @@ function admitLine(text: string | null | undefined, max: number): string {
 }
 
 function passage(
-  fields: Omit<Passage, 'sentenceTerms' | 'startsAt' | 'endsAt'> & Partial<Pick<Passage, 'startsAt' | 'endsAt'>>,
+  fields: Omit<Passage, 'sentenceTerms' | 'startsAt' | 'endsAt'> &
+    Partial<Pick<Passage, 'startsAt' | 'endsAt'>> & { extraTerms?: string[][] },
 ): Passage {
+  const { extraTerms, ...rest } = fields;
   return {
     startsAt: null,
     endsAt: null,
-    ...fields,
-    sentenceTerms: fields.sentences.map((sentence) => termsOf(sentence)),
+    ...rest,
+    sentenceTerms: fields.sentences.map((sentence, index) => [
+      ...new Set([...termsOf(sentence), ...(extraTerms?.[index] ?? [])]),
+    ]),
   };
 }
 
@@ -136,8 +150,10 @@ function productEntry(site: PublishedSite, product: PublicProduct, campaignNames
         ...(price ? [`${title} costs ${price}.`] : []),
         ...admitSentences([product.description, ...attributes]),
       ],
+      // The price sentence answers "price" questions as much as "cost" ones, whatever else the content says.
+      extraTerms: price ? [termsOf('price')] : [],
     }),
-    keywords: [product.brand, product.sku, ...campaignNames]
+    keywords: [...(price ? ['price'] : []), product.brand, product.sku, ...campaignNames]
       .map((text) => admitLine(text, 200))
       .filter(Boolean)
       .join(' '),
@@ -281,12 +297,17 @@ export function buildContentIndex(site: PublishedSite): ContentIndex {
       keywords,
     })),
   );
+  const brandName = passages.get('profile')?.title ?? site.snapshot.workspace.name;
   return {
     workspaceId: site.workspaceId,
     version: site.version,
-    brandName: passages.get('profile')?.title ?? site.snapshot.workspace.name,
+    brandName,
     passages,
     search,
+    vocabulary: buildVocabulary(
+      entries.flatMap(({ passage: value, keywords }) => [value.title, keywords, ...value.sentences]),
+      brandName,
+    ),
     greeting: admitSentences([site.snapshot.brand.concierge.greeting], { keepAddresses: true }).join(' '),
     escalation: admitSentences([site.snapshot.brand.concierge.escalation], { keepAddresses: true }).join(' '),
     faqQuestions: entries.filter((entry) => entry.passage.kind === 'faq').map((entry) => entry.passage.title),

@@ -14,7 +14,7 @@
  */
 import type { PublishedSite } from '../../public/brand-site/site-model.ts';
 import { isLive, SEARCH_DEFAULTS, type ContentIndex, type ContentIndexCache, type Passage } from './content-index.ts';
-import { refersBack, termMatches, termsOf } from './terms.ts';
+import { analyzeQuestion, queryTermIn, refersBack, termsOf, type QueryTerm } from './terms.ts';
 
 export interface ConciergeQuestion {
   /** The visitor's question, trimmed, at most 500 characters. */
@@ -52,11 +52,17 @@ export interface ConciergeEngine {
 
 /** How much earlier questions count next to the current one when resolving a follow-up. */
 const CONTEXT_WEIGHT = 0.3;
+/** A content word a question word was carried over to (synonym, place, typo) counts a little less. */
+const ALTERNATIVE_WEIGHT = 0.8;
 /** Earlier questions looked at: the most recent few carry the topic of a follow-up. */
 const CONTEXT_TURNS = 3;
 const MAX_PASSAGES = 3;
 const MAX_ANSWER_CHARS = 1200;
 const MAX_SUGGESTIONS = 5;
+/** Campaigns or products named in answer to "which campaigns / what do you sell". */
+const MAX_LISTED = 5;
+/** A question is answered in parts ("how much is it and do you ship to Norway?") up to this many. */
+const MAX_CLAUSES = 3;
 /** A second or third passage must score at least this share of the best one to be worth quoting. */
 const RELATIVE_SCORE_FLOOR = 0.5;
 /** How much a question term that only names the passage's own subject ("linen shirt") counts in a sentence. */
@@ -64,6 +70,8 @@ const SUBJECT_WEIGHT = 0.15;
 /** Sentences scoring below this share of the best sentence are left out. */
 const SENTENCE_SCORE_FLOOR = 0.6;
 const LEAD_SENTENCES = 2;
+/** An FAQ answer is quoted from its start, up to this many sentences. */
+const FAQ_SENTENCES = 3;
 /** Earlier questions pick passages; within one they only break ties between sentences. */
 const CONTEXT_SENTENCE_WEIGHT = 0.1;
 
@@ -79,9 +87,9 @@ interface Candidate {
   usesContext: boolean;
 }
 
-/** How many of the query terms occur among a text's terms (exactly, as a prefix or with one typo). */
-function hits(queryTerms: string[], terms: string[]): number {
-  return queryTerms.filter((queryTerm) => terms.some((term) => termMatches(queryTerm, term))).length;
+/** How many of the query terms occur among a text's terms (any alternative: exactly, as a prefix, one typo). */
+function hits(queryTerms: QueryTerm[], terms: string[]): number {
+  return queryTerms.filter((queryTerm) => queryTermIn(queryTerm, terms)).length;
 }
 
 /**
@@ -89,18 +97,28 @@ function hits(queryTerms: string[], terms: string[]): number {
  * about which sentence answers, so the rest of the question decides; a question that only names the subject
  * ("tell me about the thermo mug") gets the passage's lead.
  */
-function quotedSentences(passage: Passage, primary: string[], context: string[]): string[] {
+function quotedSentences(passage: Passage, primary: QueryTerm[], context: QueryTerm[]): string[] {
   if (passage.sentences.length === 0) return [];
-  // An FAQ answer was written as a whole: quote its opening sentences as they are.
-  if (passage.kind === 'faq') return passage.sentences.slice(0, 3);
   const titleTerms = termsOf(passage.title);
-  const subject = primary.filter((term) => hits([term], titleTerms) > 0);
+  const subject = primary.filter((term) => queryTermIn(term, titleTerms));
   const asked = primary.filter((term) => !subject.includes(term));
-  if (asked.length === 0) return passage.sentences.slice(0, LEAD_SENTENCES);
   const scored = passage.sentenceTerms.map((terms, index) => ({
     index,
     score: hits(asked, terms) + SUBJECT_WEIGHT * hits(subject, terms) + CONTEXT_SENTENCE_WEIGHT * hits(context, terms),
   }));
+  // An FAQ answer was written as a whole: quote it from the start, and a later sentence that answers the
+  // question in place of one that does not.
+  if (passage.kind === 'faq') {
+    if (passage.sentences.length <= FAQ_SENTENCES) return passage.sentences;
+    const picked = new Set([0]);
+    for (const entry of scored.slice(1).sort((a, b) => b.score - a.score || a.index - b.index)) {
+      if (picked.size >= FAQ_SENTENCES) break;
+      if (entry.score > 0) picked.add(entry.index);
+    }
+    for (let index = 1; picked.size < FAQ_SENTENCES; index += 1) picked.add(index);
+    return [...picked].sort((a, b) => a - b).map((index) => passage.sentences[index]!);
+  }
+  if (asked.length === 0) return passage.sentences.slice(0, LEAD_SENTENCES);
   const best = Math.max(...scored.map((entry) => entry.score));
   if (best <= 0) return passage.sentences.slice(0, 1);
   return scored
@@ -132,23 +150,100 @@ function dontKnow(index: ContentIndex, near: Passage[], now: Date, greet: boolea
   };
 }
 
-/** Answers from one content index. Pure given the index and `now`. */
-export function answerFromIndex(index: ContentIndex, question: ConciergeQuestion, now: Date): EngineAnswer {
-  let primary = termsOf(question.text);
-  let context = [...new Set(question.previous.slice(-CONTEXT_TURNS).flatMap((text) => termsOf(text)))].filter(
-    (term) => !primary.includes(term),
-  );
+/** The source a passage is cited as: its page (an FAQ entry is on the home page, under the brand's name). */
+function sourceOf(index: ContentIndex, passage: Passage): AnswerSource {
+  return { url: passage.url, title: passage.kind === 'faq' ? index.brandName : passage.title };
+}
+
+/** Quoted texts as an answer: one segment each, sources numbered by page in order of first use. */
+function answerOf(parts: { source: AnswerSource; text: string }[]): EngineAnswer | null {
+  const sources: AnswerSource[] = [];
+  const segments: AnswerSegment[] = [];
+  let length = 0;
+  for (const { source: cited, text } of parts) {
+    if (!text || segments.some((segment) => segment.text === text)) continue;
+    if (segments.length > 0 && length + text.length > MAX_ANSWER_CHARS) continue;
+    let source = sources.findIndex((existing) => existing.url === cited.url) + 1;
+    if (source === 0) {
+      sources.push(cited);
+      source = sources.length;
+    }
+    segments.push({ text, source });
+    length += text.length;
+  }
+  if (segments.length === 0) return null;
+  return {
+    answered: true,
+    answer: segments.map((segment) => `${segment.text} [${segment.source}]`).join(' '),
+    segments,
+    sources,
+    suggestions: [],
+  };
+}
+
+/**
+ * "Which campaigns are running right now?", "What do you sell?": the live campaigns (or the products), each
+ * named with its first published sentence. Nothing on offer is an honest "I don't know".
+ */
+function listing(index: ContentIndex, kind: 'campaign' | 'product', now: Date): EngineAnswer {
+  const passages = [...index.passages.values()]
+    .filter((value) => value.kind === kind && isLive(value, now))
+    .slice(0, MAX_LISTED);
+  const parts = passages.map((value) => {
+    const first = value.sentences[0] ?? '';
+    const named = first.toLowerCase().includes(value.title.toLowerCase());
+    return {
+      source: sourceOf(index, value),
+      text: named ? first : first ? `${value.title}: ${first}` : `${value.title}.`,
+    };
+  });
+  return answerOf(parts) ?? dontKnow(index, [], now, false);
+}
+
+interface Attempt {
+  answer: EngineAnswer;
+  /** The answering passage contains every topic of the question (not just most of them). */
+  complete: boolean;
+}
+
+/** Answers one question (or one part of one) from one content index. */
+function attempt(index: ContentIndex, text: string, previous: string[], now: Date): Attempt {
+  const { vocabulary } = index;
+  const terms = analyzeQuestion(text, vocabulary);
+  const keys = new Set(terms.map((term) => term.alternatives[0]));
+  const contextTerms = previous
+    .slice(-CONTEXT_TURNS)
+    .flatMap((turn) => analyzeQuestion(turn, vocabulary))
+    .filter((term) => term.role === 'topic' && !keys.has(term.alternatives[0]));
+  let context = [...new Map(contextTerms.map((term) => [term.alternatives[0], term])).values()];
+
+  // The brand's name, the kind of page asked for ("offer", "product") and "now" narrow nothing on the brand's
+  // own site; they are the topic only when nothing else is.
+  let primary = terms.filter((term) => term.role === 'topic');
+  const campaignWords = terms.some((term) => term.role === 'campaign');
+  const productWords = terms.some((term) => term.role === 'product');
+  if (primary.length === 0 && (campaignWords || productWords)) {
+    return { answer: listing(index, campaignWords ? 'campaign' : 'product', now), complete: true };
+  }
+  if (primary.length === 0) primary = terms;
   // "Tell me more" carries no topic of its own: it asks the previous question again.
   if (primary.length === 0 && context.length > 0) [primary, context] = [context, []];
-  if (primary.length === 0) return dontKnow(index, [], now, true);
+  if (primary.length === 0) return { answer: dontKnow(index, [], now, true), complete: false };
+  // A place or a name the brand never mentions: whatever else matches, the answer would be about something else.
+  if (primary.some((term) => term.hard && !term.known)) {
+    return { answer: dontKnow(index, [], now, false), complete: false };
+  }
 
-  const weights = new Map<string, number>([
-    ...context.map((term) => [term, CONTEXT_WEIGHT] as const),
-    ...primary.map((term) => [term, 1] as const),
-  ]);
-  const results = index.search.search([...primary, ...context].join(' '), {
+  const weights = new Map<string, number>();
+  for (const term of context) for (const alternative of term.alternatives) weights.set(alternative, CONTEXT_WEIGHT);
+  for (const term of primary) {
+    term.alternatives.forEach((alternative, position) =>
+      weights.set(alternative, position === 0 ? 1 : Math.max(weights.get(alternative) ?? 0, ALTERNATIVE_WEIGHT)),
+    );
+  }
+  const results = index.search.search([...weights.keys()].join(' '), {
     ...SEARCH_DEFAULTS,
-    tokenize: (text) => text.split(' '),
+    tokenize: (query) => query.split(' '),
     processTerm: (term) => term,
     boostTerm: (term) => weights.get(term) ?? 1,
     filter: (result) => {
@@ -158,24 +253,31 @@ export function answerFromIndex(index: ContentIndex, question: ConciergeQuestion
   });
 
   const required = requiredMatches(primary.length);
-  const all: Candidate[] = results.map((result) => ({
-    passage: index.passages.get(result.id as string)!,
-    score: result.score,
-    covered: primary.filter((term) => result.queryTerms.includes(term)).length,
-    usesContext: context.some((term) => result.queryTerms.includes(term)),
-  }));
+  const all: Candidate[] = results.map((result) => {
+    const matched = new Set(result.queryTerms);
+    return {
+      passage: index.passages.get(result.id as string)!,
+      score: result.score,
+      covered: primary.filter((term) => term.alternatives.some((alternative) => matched.has(alternative))).length,
+      usesContext: context.some((term) => term.alternatives.some((alternative) => matched.has(alternative))),
+    };
+  });
   let candidates = all.filter((candidate) => candidate.covered >= required);
   // A follow-up that points back ("is it washable?") is about the earlier topic: a product, campaign or page
   // answers it only if it is that topic too, or a visitor asking about the sweater would be told about the
   // shirt. Shop-wide answers (FAQ, profile) apply to anything.
-  if (context.length > 0 && refersBack(question.text)) {
+  if (context.length > 0 && refersBack(text)) {
     candidates = candidates.filter(
       (candidate) => candidate.usesContext || candidate.passage.kind === 'faq' || candidate.passage.kind === 'profile',
     );
   }
+  // "Is there an offer on linen?" asks about campaigns when one fits.
+  if (campaignWords && candidates.some((candidate) => candidate.passage.kind === 'campaign')) {
+    candidates = candidates.filter((candidate) => candidate.passage.kind === 'campaign');
+  }
   if (candidates.length === 0) {
     const near = all.filter((candidate) => candidate.covered > 0).map((candidate) => candidate.passage);
-    return dontKnow(index, near, now, false);
+    return { answer: dontKnow(index, near, now, false), complete: false };
   }
 
   candidates.sort((a, b) => b.covered - a.covered || b.score - a.score);
@@ -183,29 +285,45 @@ export function answerFromIndex(index: ContentIndex, question: ConciergeQuestion
   const chosen = candidates
     .filter((candidate) => candidate.covered === best.covered && candidate.score >= best.score * RELATIVE_SCORE_FLOOR)
     .slice(0, MAX_PASSAGES);
+  const answer = answerOf(
+    chosen.map(({ passage }) => ({
+      source: sourceOf(index, passage),
+      text: quotedSentences(passage, primary, context).join(' '),
+    })),
+  );
+  if (!answer) return { answer: dontKnow(index, [], now, false), complete: false };
+  return { answer, complete: best.covered === primary.length };
+}
 
-  const sources: AnswerSource[] = [];
-  const segments: AnswerSegment[] = [];
-  let length = 0;
-  for (const { passage } of chosen) {
-    const text = quotedSentences(passage, primary, context).join(' ');
-    if (!text || (segments.length > 0 && length + text.length > MAX_ANSWER_CHARS)) continue;
-    let source = sources.findIndex((existing) => existing.url === passage.url) + 1;
-    if (source === 0) {
-      sources.push({ url: passage.url, title: passage.kind === 'faq' ? index.brandName : passage.title });
-      source = sources.length;
-    }
-    segments.push({ text, source });
-    length += text.length;
-  }
-  if (segments.length === 0) return dontKnow(index, [], now, false);
-  return {
-    answered: true,
-    answer: segments.map((segment) => `${segment.text} [${segment.source}]`).join(' '),
-    segments,
-    sources,
-    suggestions: [],
-  };
+/**
+ * The parts of a question that asks two things ("How much is the jacket, and do you ship to Norway?"): split
+ * at sentence ends, semicolons, commas and "and"/"also"/"plus", keeping only parts that have a topic.
+ */
+function clausesOf(text: string): string[] {
+  return text
+    .split(/[?!;]+|\.\s+|,|\s+(?:and|also|plus|as well as)\s+/i)
+    .map((part) => part.trim())
+    .filter((part) => termsOf(part).length > 0);
+}
+
+/** Answers from one content index. Pure given the index and `now`. */
+export function answerFromIndex(index: ContentIndex, question: ConciergeQuestion, now: Date): EngineAnswer {
+  const whole = attempt(index, question.text, question.previous, now);
+  if (whole.answer.answered && whole.complete) return whole.answer;
+  // Not one passage answers all of it: a question in several parts gets each part answered, each cited, and
+  // is answered only when every part is.
+  const clauses = clausesOf(question.text);
+  if (clauses.length < 2 || clauses.length > MAX_CLAUSES) return whole.answer;
+  const parts = clauses.map((clause, position) =>
+    attempt(index, clause, [...question.previous, ...clauses.slice(0, position)], now),
+  );
+  if (!parts.every((part) => part.answer.answered)) return whole.answer;
+  const merged = answerOf(
+    parts.flatMap(({ answer }) =>
+      answer.segments.map((segment) => ({ source: answer.sources[segment.source - 1]!, text: segment.text })),
+    ),
+  );
+  return merged ?? whole.answer;
 }
 
 /** The built-in engine: extractive answers from the cached content index of the publication. */

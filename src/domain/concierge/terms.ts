@@ -1,10 +1,21 @@
 /**
- * How the concierge reads words, the same way for the brand's content and for visitors' questions: Unicode
- * folded to lower-case ASCII-ish letters, split on anything that is not a letter or digit, stop words dropped,
- * plurals folded and a few everyday synonyms mapped onto the word the content uses ("cost" → "price",
- * "delivery" → "ship"). Consistency matters more than linguistic correctness: both sides go through exactly
- * this, so "cookies" becoming "cooky" is harmless.
+ * How the concierge reads words. The brand's content and visitors' questions go through the same tokenizer
+ * and the same Porter stemmer (`stemmer`), so "shipping", "shipped" and "ships" are one term; consistency
+ * matters more than linguistic correctness ("norway" → "norwai" is harmless on both sides).
+ *
+ * A question is then read against the brand's own vocabulary (`Vocabulary`, built with the content index):
+ * a word the content uses stands for itself; a word it does not use is carried over to the content's words
+ * where the evidence is good (`analyzeQuestion`):
+ * - WordNet synonyms and derivations that the content does use ("refund" → "return", "cost" → "price"), so
+ *   expansion can only ever land on the brand's own words and precision stays high;
+ * - a place the content does not name, to its country and the larger places WordNet puts it in ("Oslo" →
+ *   Norway, Scandinavia, Europe) when the content names one of those; a place it cannot place is a hard
+ *   miss (the question is about somewhere the brand says nothing of);
+ * - a word that is no English word, to content words one typo away ("jaket" → "jacket").
  */
+import { stemmer } from 'stemmer';
+import { placeOf } from './places.ts';
+import { holonymsOf, isEnglishWord, isProperNoun, relatedWords } from './wordnet.ts';
 
 /** Words that carry no topic: function words plus the conversational filler people put around a question. */
 const STOP_WORDS = new Set(
@@ -21,6 +32,9 @@ const STOP_WORDS = new Set(
     'hi hello hey please thanks thank tell say said reply respond answer know question ask asking want wanted',
     'like need get give show find look looking come go anything something thing things one ones much many lot lots',
     'really kind sort way yes ok okay sure well maybe wonder wondering curious info information',
+    // the frame of a question about time or possibility, not its topic ("how long does it take", "right now")
+    'take takes taking long soon right currently moment presently possible possibly able actually exactly',
+    'quick quickly also else either yet still already ever every',
   ]
     .join(' ')
     .split(' '),
@@ -30,37 +44,29 @@ const STOP_WORDS = new Set(
 const REFERRING_WORDS = new Set(['it', 'its', 'they', 'them', 'their', 'this', 'that', 'these', 'those', 'one']);
 
 /**
- * Everyday synonyms mapped onto one term, applied after plural folding. Kept small on purpose: each entry is
- * a question visitors ask in other words than shops write ("how much is…" vs "€40").
+ * The one pair WordNet does not connect although shops and visitors use them for the same thing: "delivery"
+ * (the act of bringing) and "shipping" (the act of transporting) meet only three hypernyms up. Everything
+ * else the concierge needs ("cost"/"price", "refund"/"return", "shipped"/"dispatch") WordNet has.
  */
-const SYNONYMS: Record<string, string> = {
-  cost: 'price',
-  priced: 'price',
-  pricing: 'price',
-  expensive: 'price',
-  cheap: 'price',
-  shipping: 'ship',
-  shipped: 'ship',
-  shipment: 'ship',
-  deliver: 'ship',
-  delivery: 'ship',
-  delivered: 'ship',
-  delivering: 'ship',
-  dispatch: 'ship',
-  dispatched: 'ship',
-  postage: 'ship',
-  returned: 'return',
-  returning: 'return',
-  refund: 'return',
-  refunded: 'return',
-  exchange: 'return',
-  color: 'colour',
-  sizing: 'size',
-  email: 'contact',
-  mail: 'contact',
-  phone: 'contact',
-  contacting: 'contact',
+const SUPPLEMENT: Record<string, string[]> = {
+  // keyed by Porter stem: "deliver", "delivered", "delivering" → "deliv"; "delivery", "deliveries" → "deliveri"
+  deliv: ['ship', 'shipping', 'shipment'],
+  deliveri: ['ship', 'shipping', 'shipment'],
+  ship: ['deliver', 'delivery'],
+  shipment: ['deliver', 'delivery'],
 };
+
+/**
+ * Words that ask for a kind of page rather than a topic: a question made only of these (and the brand's
+ * name, and the filler of `LISTING_FILLER`) asks for the list ("Which campaigns is Acme running right now?",
+ * "any offers at the moment?", "What do you sell?"). Elsewhere they do not have to occur in the passage
+ * that answers ("What is the Summer linen offer?"). Shops call them campaigns; visitors say offer, deal, sale,
+ * promotion, promo, discount. The stems are the Porter stems of those words.
+ */
+export const CAMPAIGN_WORDS = new Set(['campaign', 'offer', 'deal', 'sale', 'promot', 'promo', 'discount', 'special']);
+export const PRODUCT_WORDS = new Set(['product', 'sell', 'item', 'rang', 'catalog', 'catalogu', 'stock', 'carri']);
+/** Words that only say "now" or "on offer" in a listing question ("running", "live", "available", "today"). */
+const LISTING_FILLER = new Set(['run', 'live', 'activ', 'ongo', 'avail', 'todai', 'current', 'got', 'ani', 'new']);
 
 /** Folds case and accents: "Café" → "cafe". */
 function fold(text: string): string {
@@ -70,30 +76,34 @@ function fold(text: string): string {
     .toLowerCase();
 }
 
-/** Raw lower-case tokens, before stop words and folding; "how much" is read as a price question. */
+/**
+ * Raw lower-case tokens, before stop words and stemming; "how much" is read as a price question, and "how
+ * long" / "how soon" are only the frame of a question about time (the answer's "3 to 5 working days" has no
+ * word for it).
+ */
 export function tokenize(text: string): string[] {
   return fold(text)
     .replace(/\bhow much\b/g, ' price ')
+    .replace(/\bhow (?:long|soon|fast|quickly)\b/g, ' ')
+    .replace(/['’]s\b/g, '')
     .split(/[^\p{L}\p{N}]+/u)
     .filter(Boolean);
 }
 
-/** Plural folding: "shirts" → "shirt", "boxes" → "box", "berries" → "berry"; "glass" and "status" stay. */
+/** Porter stem of a token; numbers stay as they are. */
 function stem(token: string): string {
-  if (token.length <= 3 || /\d/.test(token)) return token;
-  if (token.endsWith('ies') && token.length > 4) return `${token.slice(0, -3)}y`;
-  if (/(?:ss|us|is)$/.test(token)) return token;
-  if (/(?:sses|xes|zes|ches|shes)$/.test(token)) return token.slice(0, -2);
-  if (token.endsWith('s')) return token.slice(0, -1);
-  return token;
+  if (token.length <= 2 || /\d/.test(token)) return token;
+  return stemmer(token);
+}
+
+/** Whether a token carries no topic. */
+function isStopWord(token: string): boolean {
+  return STOP_WORDS.has(token) || (token.length < 2 && !/\d/.test(token));
 }
 
 /** The index term for one token, or null when it carries no topic. */
 export function processTerm(token: string): string | null {
-  if (STOP_WORDS.has(token)) return null;
-  if (token.length < 2 && !/\d/.test(token)) return null;
-  const stemmed = stem(token);
-  return SYNONYMS[stemmed] ?? SYNONYMS[token] ?? stemmed;
+  return isStopWord(token) ? null : stem(token);
 }
 
 /** Distinct topic terms of a text, in the order they first appear. */
@@ -121,33 +131,185 @@ export function allowsFuzzy(term: string): boolean {
   return term.length >= 6 && !/\d/.test(term);
 }
 
-/** Levenshtein distance of at most one, without building a matrix. */
-function withinOneEdit(a: string, b: string): boolean {
-  if (Math.abs(a.length - b.length) > 1) return false;
-  let i = 0;
-  let j = 0;
-  let edits = 0;
-  while (i < a.length && j < b.length) {
-    if (a[i] === b[j]) {
-      i += 1;
-      j += 1;
-      continue;
+/** Edit distance (adjacent transpositions count one) when at most `max`, else `max + 1`. */
+export function editDistance(a: string, b: string, max: number): number {
+  if (Math.abs(a.length - b.length) > max) return max + 1;
+  let previous2: number[] = [];
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i += 1) {
+    const current = [i];
+    let rowMin = i;
+    for (let j = 1; j <= b.length; j += 1) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let value = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        value = Math.min(value, previous2[j - 2]! + 1);
+      }
+      current.push(value);
+      rowMin = Math.min(rowMin, value);
     }
-    edits += 1;
-    if (edits > 1) return false;
-    if (a.length > b.length) i += 1;
-    else if (a.length < b.length) j += 1;
-    else {
-      i += 1;
-      j += 1;
-    }
+    if (rowMin > max) return max + 1;
+    previous2 = previous;
+    previous = current;
   }
-  return edits + (a.length - i) + (b.length - j) <= 1;
+  return Math.min(previous[b.length]!, max + 1);
 }
 
 /** Whether a query term matches a content term the way the search does (exact, prefix, one typo). */
 export function termMatches(queryTerm: string, contentTerm: string): boolean {
   if (queryTerm === contentTerm) return true;
   if (allowsPrefix(queryTerm) && contentTerm.startsWith(queryTerm)) return true;
-  return allowsFuzzy(queryTerm) && withinOneEdit(queryTerm, contentTerm);
+  return allowsFuzzy(queryTerm) && editDistance(queryTerm, contentTerm, 1) <= 1;
+}
+
+/** The words a brand's content uses, for reading questions against (built once per content index). */
+export interface Vocabulary {
+  /** Every content term (stem). */
+  terms: Set<string>;
+  /** Every content word as written (folded), for typo correction. */
+  words: Set<string>;
+  /** The terms of the brand's name: the whole site is about the brand, so they narrow nothing. */
+  brandTerms: Set<string>;
+}
+
+export function buildVocabulary(texts: string[], brandName: string): Vocabulary {
+  const terms = new Set<string>();
+  const words = new Set<string>();
+  for (const text of texts) {
+    for (const token of tokenize(text)) {
+      if (isStopWord(token)) continue;
+      words.add(token);
+      terms.add(stem(token));
+    }
+  }
+  return { terms, words, brandTerms: new Set(termsOf(brandName)) };
+}
+
+/** One topic of a question and the content terms that stand for it (the first is its own stem). */
+export interface QueryTerm {
+  /** The word as asked (folded), or the place phrase. */
+  word: string;
+  alternatives: string[];
+  /** A name the content must know for the question to be answerable (a place, a proper noun). */
+  hard: boolean;
+  /** Whether the content has any of the alternatives at all. */
+  known: boolean;
+  role: 'topic' | 'brand' | 'campaign' | 'product' | 'filler';
+}
+
+/** Whether a query term is found among a text's terms (any of its alternatives, as the search matches). */
+export function queryTermIn(term: QueryTerm, terms: string[]): boolean {
+  return term.alternatives.some((alternative) => terms.some((content) => termMatches(alternative, content)));
+}
+
+function knownIn(vocabulary: Vocabulary, alternative: string): boolean {
+  if (vocabulary.terms.has(alternative)) return true;
+  if (!allowsPrefix(alternative)) return false;
+  for (const term of vocabulary.terms) if (term.startsWith(alternative)) return true;
+  return false;
+}
+
+/** Content words one typo away from `token` (two for long words), closest first; none for short words. */
+function typoCorrections(token: string, vocabulary: Vocabulary): string[] {
+  if (token.length < 4 || /\d/.test(token)) return [];
+  const max = token.length >= 8 ? 2 : 1;
+  let best = max + 1;
+  let found: string[] = [];
+  for (const word of vocabulary.words) {
+    if (word.length < 4) continue;
+    const distance = editDistance(token, word, max);
+    if (distance < best) {
+      best = distance;
+      found = [word];
+    } else if (distance === best && distance <= max) found.push(word);
+  }
+  return best <= max ? found : [];
+}
+
+/** The place a phrase names, as query alternatives found in the content; null when it names no place. */
+function placeTerm(phrase: string, vocabulary: Vocabulary): QueryTerm | null {
+  const single = !phrase.includes(' ');
+  // An ordinary English word ("nice", "reading") is a place only as an English country name ("turkey").
+  const ordinary = single && isEnglishWord(phrase) && !isProperNoun(phrase);
+  const place = placeOf(phrase, { englishOnly: ordinary });
+  if (!place || (ordinary && place.via !== 'country')) return null;
+  const names = place.names.filter((name) => !name.includes(' '));
+  const larger = place.names.flatMap((name) => holonymsOf(name.replace(/ /g, '_')));
+  const own = phrase
+    .split(' ')
+    .filter((token) => !isStopWord(token))
+    .map(stem);
+  const alternatives = [...new Set([...names, ...larger].map(stem))].filter((term) => vocabulary.terms.has(term));
+  const ownKnown = own.length > 0 && own.every((term) => vocabulary.terms.has(term));
+  return {
+    word: phrase,
+    alternatives: [...new Set([...(ownKnown ? own : [own.join('_')]), ...alternatives])],
+    hard: true,
+    known: ownKnown || alternatives.length > 0,
+    role: 'topic',
+  };
+}
+
+/**
+ * The topics of a question, read against the brand's vocabulary (see the header). Stop words are dropped;
+ * each remaining word or place phrase becomes one `QueryTerm`.
+ */
+export function analyzeQuestion(text: string, vocabulary: Vocabulary): QueryTerm[] {
+  const tokens = tokenize(text);
+  const out: QueryTerm[] = [];
+  const seen = new Set<string>();
+  const push = (term: QueryTerm) => {
+    const key = term.alternatives[0]!;
+    if (seen.has(key)) return;
+    seen.add(key);
+    out.push(term);
+  };
+  for (let i = 0; i < tokens.length;) {
+    // Places first, longest phrase first ("new york", "united kingdom"), when the content lacks a word of it.
+    let consumed = 0;
+    for (let n = Math.min(3, tokens.length - i); n >= 1 && consumed === 0; n -= 1) {
+      const words = tokens.slice(i, i + n);
+      if (isStopWord(words[0]!) || isStopWord(words[n - 1]!) || /\d/.test(words.join(''))) continue;
+      if (words.every((word) => vocabulary.words.has(word) || isStopWord(word))) continue;
+      const place = placeTerm(words.join(' '), vocabulary);
+      if (place) {
+        push(place);
+        consumed = n;
+      }
+    }
+    if (consumed > 0) {
+      i += consumed;
+      continue;
+    }
+    const token = tokens[i]!;
+    i += 1;
+    if (isStopWord(token)) continue;
+    const own = stem(token);
+    const role: QueryTerm['role'] = vocabulary.brandTerms.has(own)
+      ? 'brand'
+      : CAMPAIGN_WORDS.has(own)
+        ? 'campaign'
+        : PRODUCT_WORDS.has(own)
+          ? 'product'
+          : LISTING_FILLER.has(own)
+            ? 'filler'
+            : 'topic';
+    if (knownIn(vocabulary, own) || /\d/.test(token)) {
+      push({ word: token, alternatives: [own], hard: false, known: knownIn(vocabulary, own), role });
+      continue;
+    }
+    // An English word is carried over by meaning; anything else is most likely a typo of a word the brand uses.
+    const english = isEnglishWord(token);
+    const related = english ? [...relatedWords(token), ...(SUPPLEMENT[own] ?? [])] : typoCorrections(token, vocabulary);
+    const proper = english && isProperNoun(token);
+    const alternatives = [...new Set(related.map(stem))].filter((term) => vocabulary.terms.has(term));
+    push({
+      word: token,
+      alternatives: [own, ...alternatives.filter((term) => term !== own)],
+      hard: proper && alternatives.length === 0,
+      known: alternatives.length > 0,
+      role,
+    });
+  }
+  return out;
 }
