@@ -305,7 +305,7 @@ export function buildContentIndex(site: PublishedSite): ContentIndex {
     passages,
     search,
     vocabulary: buildVocabulary(
-      entries.flatMap(({ passage: value, keywords }) => [value.title, keywords, ...value.sentences]),
+      entries.map(({ passage: value, keywords }) => [value.title, keywords, ...value.sentences]),
       brandName,
     ),
     greeting: admitSentences([site.snapshot.brand.concierge.greeting], { keepAddresses: true }).join(' '),

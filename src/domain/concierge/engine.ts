@@ -14,7 +14,17 @@
  */
 import type { PublishedSite } from '../../public/brand-site/site-model.ts';
 import { isLive, SEARCH_DEFAULTS, type ContentIndex, type ContentIndexCache, type Passage } from './content-index.ts';
-import { analyzeQuestion, queryTermIn, refersBack, termsOf, type QueryTerm } from './terms.ts';
+import {
+  analyzeQuestion,
+  isCommonTerm,
+  queryTermIn,
+  quantityKinds,
+  statedQuantities,
+  type QuantityKind,
+  refersBack,
+  termsOf,
+  type QueryTerm,
+} from './terms.ts';
 
 export interface ConciergeQuestion {
   /** The visitor's question, trimmed, at most 500 characters. */
@@ -74,6 +84,18 @@ const LEAD_SENTENCES = 2;
 const FAQ_SENTENCES = 3;
 /** Earlier questions pick passages; within one they only break ties between sentences. */
 const CONTEXT_SENTENCE_WEIGHT = 0.1;
+/** Optional words of the question ("material", "weight") and a number for "how much/long…" pick sentences. */
+const HINT_SENTENCE_WEIGHT = 0.5;
+/** Search weight of the optional words. */
+const HINT_WEIGHT = 0.4;
+/** A passage that states the kind of amount a question asks for ("how long" → "3 to 5 working days"). */
+const QUANTITY_BOOST = 1.5;
+/** …and the sentence that states it counts like a word of the question. */
+const QUANTITY_SENTENCE_WEIGHT = 1;
+
+function statesAsked(sentence: string, asked: QuantityKind[]): boolean {
+  return asked.length > 0 && statedQuantities(sentence).some((kind) => asked.includes(kind));
+}
 
 /** Topic terms a passage must contain out of `n` in the question: most of them, and all of one or two. */
 export function requiredMatches(n: number): number {
@@ -97,14 +119,20 @@ function hits(queryTerms: QueryTerm[], terms: string[]): number {
  * about which sentence answers, so the rest of the question decides; a question that only names the subject
  * ("tell me about the thermo mug") gets the passage's lead.
  */
-function quotedSentences(passage: Passage, primary: QueryTerm[], context: QueryTerm[]): string[] {
+function quotedSentences(passage: Passage, question: ReadQuestion): string[] {
   if (passage.sentences.length === 0) return [];
+  const { primary, context, hints, quantity } = question;
   const titleTerms = termsOf(passage.title);
   const subject = primary.filter((term) => queryTermIn(term, titleTerms));
   const asked = primary.filter((term) => !subject.includes(term));
   const scored = passage.sentenceTerms.map((terms, index) => ({
     index,
-    score: hits(asked, terms) + SUBJECT_WEIGHT * hits(subject, terms) + CONTEXT_SENTENCE_WEIGHT * hits(context, terms),
+    score:
+      hits(asked, terms) +
+      SUBJECT_WEIGHT * hits(subject, terms) +
+      CONTEXT_SENTENCE_WEIGHT * hits(context, terms) +
+      HINT_SENTENCE_WEIGHT * hits(hints, terms) +
+      (statesAsked(passage.sentences[index]!, quantity) ? QUANTITY_SENTENCE_WEIGHT : 0),
   }));
   // An FAQ answer was written as a whole: quote it from the start, and a later sentence that answers the
   // question in place of one that does not.
@@ -118,8 +146,9 @@ function quotedSentences(passage: Passage, primary: QueryTerm[], context: QueryT
     for (let index = 1; picked.size < FAQ_SENTENCES; index += 1) picked.add(index);
     return [...picked].sort((a, b) => a - b).map((index) => passage.sentences[index]!);
   }
-  if (asked.length === 0) return passage.sentences.slice(0, LEAD_SENTENCES);
   const best = Math.max(...scored.map((entry) => entry.score));
+  // A question that only names the subject ("tell me about the thermo mug") gets the passage's lead.
+  if (asked.length === 0 && best < HINT_SENTENCE_WEIGHT) return passage.sentences.slice(0, LEAD_SENTENCES);
   if (best <= 0) return passage.sentences.slice(0, 1);
   return scored
     .filter((entry) => entry.score > 0 && entry.score >= best * SENTENCE_SCORE_FLOOR)
@@ -200,41 +229,76 @@ function listing(index: ContentIndex, kind: 'campaign' | 'product', now: Date): 
   return answerOf(parts) ?? dontKnow(index, [], now, false);
 }
 
-interface Attempt {
-  answer: EngineAnswer;
-  /** The answering passage contains every topic of the question (not just most of them). */
-  complete: boolean;
+/** A question as the engine reads it. */
+interface ReadQuestion {
+  /** The topics an answering passage must contain (most of them). */
+  primary: QueryTerm[];
+  /** Topics of earlier turns: they pick passages for follow-ups. */
+  context: QueryTerm[];
+  /** Words that help choose but need not be there (see `QueryTerm.optional`). */
+  hints: QueryTerm[];
+  /** The amounts the question asks for: passages and sentences stating one are preferred. */
+  quantity: QuantityKind[];
+}
+
+/**
+ * Whether a passage may answer: it has most of the topics, and the ones it lacks are common in the content;
+ * one topic found only through a word of like meaning is not enough on its own ("job" is not "line").
+ */
+function isEvidence(
+  index: ContentIndex,
+  primary: QueryTerm[],
+  coveredTerms: QueryTerm[],
+  matched: Set<string>,
+): boolean {
+  const direct = coveredTerms.some((term) =>
+    term.alternatives.some((alternative) => matched.has(alternative) && !term.weak.includes(alternative)),
+  );
+  if (!direct && coveredTerms.length < 2) return false;
+  if (coveredTerms.length >= requiredMatches(primary.length)) return true;
+  // "How can I track my order?" is answered by "How do I track my parcel?": "order" is in half the FAQ.
+  const missing = primary.filter((term) => !coveredTerms.includes(term));
+  return coveredTerms.length > 0 && missing.every((term) => term.known && isCommonTerm(index.vocabulary, term));
 }
 
 /** Answers one question (or one part of one) from one content index. */
-function attempt(index: ContentIndex, text: string, previous: string[], now: Date): Attempt {
+function attempt(index: ContentIndex, text: string, previous: string[], now: Date): EngineAnswer {
   const { vocabulary } = index;
   const terms = analyzeQuestion(text, vocabulary);
   const keys = new Set(terms.map((term) => term.alternatives[0]));
   const contextTerms = previous
     .slice(-CONTEXT_TURNS)
     .flatMap((turn) => analyzeQuestion(turn, vocabulary))
-    .filter((term) => term.role === 'topic' && !keys.has(term.alternatives[0]));
+    .filter((term) => term.role === 'topic' && !term.optional && !keys.has(term.alternatives[0]));
   let context = [...new Map(contextTerms.map((term) => [term.alternatives[0], term])).values()];
 
-  // The brand's name, the kind of page asked for ("offer", "product") and "now" narrow nothing on the brand's
-  // own site; they are the topic only when nothing else is.
-  let primary = terms.filter((term) => term.role === 'topic');
+  // The brand's name, the kind of page asked for ("offer", "product"), "now" and frame words ("policy") narrow
+  // nothing on the brand's own site: they pick passages and sentences, but an answer need not contain them.
+  let primary = terms.filter((term) => !term.optional);
+  let hints = terms.filter((term) => term.optional);
   const campaignWords = terms.some((term) => term.role === 'campaign');
   const productWords = terms.some((term) => term.role === 'product');
+  // A frame word the content never uses with nothing else asked ("is there a warranty?") is not answered.
+  const unknownFrame = hints.some((term) => term.role === 'topic' && !term.known);
+  if (primary.length === 0 && unknownFrame) return dontKnow(index, [], now, false);
   if (primary.length === 0 && (campaignWords || productWords)) {
-    return { answer: listing(index, campaignWords ? 'campaign' : 'product', now), complete: true };
+    return listing(index, campaignWords ? 'campaign' : 'product', now);
   }
-  if (primary.length === 0) primary = terms;
-  // "Tell me more" carries no topic of its own: it asks the previous question again.
+  // "Tell me more", "what is it made of?", "how long does it take?" carry no topic of their own: they ask
+  // about the previous question's.
   if (primary.length === 0 && context.length > 0) [primary, context] = [context, []];
-  if (primary.length === 0) return { answer: dontKnow(index, [], now, true), complete: false };
-  // A place or a name the brand never mentions: whatever else matches, the answer would be about something else.
-  if (primary.some((term) => term.hard && !term.known)) {
-    return { answer: dontKnow(index, [], now, false), complete: false };
+  // Only the brand's name ("Where is Acme from?") or only "how long…": those words are the topic after all.
+  if (primary.length === 0) [primary, hints] = [hints, []];
+  if (primary.length === 0) return dontKnow(index, [], now, true);
+  // A thing the brand never mentions, in any word we can carry it to (a place it does not name, "laptops",
+  // "barista"): whatever else matches, the answer would be about something else.
+  if (primary.some((term) => !term.known && term.mustKnow)) {
+    return dontKnow(index, [], now, false);
   }
+  const read: ReadQuestion = { primary, context, hints, quantity: quantityKinds(text) };
 
   const weights = new Map<string, number>();
+  for (const term of hints) for (const alternative of term.alternatives) weights.set(alternative, HINT_WEIGHT);
   for (const term of context) for (const alternative of term.alternatives) weights.set(alternative, CONTEXT_WEIGHT);
   for (const term of primary) {
     term.alternatives.forEach((alternative, position) =>
@@ -252,21 +316,25 @@ function attempt(index: ContentIndex, text: string, previous: string[], now: Dat
     },
   });
 
-  const required = requiredMatches(primary.length);
-  const all: Candidate[] = results.map((result) => {
+  const all = results.map((result) => {
     const matched = new Set(result.queryTerms);
+    const passage = index.passages.get(result.id as string)!;
+    const coveredTerms = primary.filter((term) => term.alternatives.some((alternative) => matched.has(alternative)));
+    const statesAmount = passage.sentences.some((sentence) => statesAsked(sentence, read.quantity));
     return {
-      passage: index.passages.get(result.id as string)!,
-      score: result.score,
-      covered: primary.filter((term) => term.alternatives.some((alternative) => matched.has(alternative))).length,
+      passage,
+      score: result.score * (statesAmount ? QUANTITY_BOOST : 1),
+      covered: coveredTerms.length,
+      evidence: isEvidence(index, primary, coveredTerms, matched),
       usesContext: context.some((term) => term.alternatives.some((alternative) => matched.has(alternative))),
     };
   });
-  let candidates = all.filter((candidate) => candidate.covered >= required);
+  let candidates: Candidate[] = all.filter((candidate) => candidate.evidence);
   // A follow-up that points back ("is it washable?") is about the earlier topic: a product, campaign or page
   // answers it only if it is that topic too, or a visitor asking about the sweater would be told about the
-  // shirt. Shop-wide answers (FAQ, profile) apply to anything.
-  if (context.length > 0 && refersBack(text)) {
+  // shirt. Shop-wide answers (FAQ, profile) apply to anything, after the earlier topic's own passages.
+  const pointsBack = context.length > 0 && refersBack(text);
+  if (pointsBack) {
     candidates = candidates.filter(
       (candidate) => candidate.usesContext || candidate.passage.kind === 'faq' || candidate.passage.kind === 'profile',
     );
@@ -277,22 +345,27 @@ function attempt(index: ContentIndex, text: string, previous: string[], now: Dat
   }
   if (candidates.length === 0) {
     const near = all.filter((candidate) => candidate.covered > 0).map((candidate) => candidate.passage);
-    return { answer: dontKnow(index, near, now, false), complete: false };
+    return dontKnow(index, near, now, false);
   }
 
-  candidates.sort((a, b) => b.covered - a.covered || b.score - a.score);
+  const rank = (candidate: Candidate) => (pointsBack && candidate.usesContext ? 1 : 0);
+  candidates.sort((a, b) => rank(b) - rank(a) || b.covered - a.covered || b.score - a.score);
   const best = candidates[0]!;
   const chosen = candidates
-    .filter((candidate) => candidate.covered === best.covered && candidate.score >= best.score * RELATIVE_SCORE_FLOOR)
+    .filter(
+      (candidate) =>
+        rank(candidate) === rank(best) &&
+        candidate.covered === best.covered &&
+        candidate.score >= best.score * RELATIVE_SCORE_FLOOR,
+    )
     .slice(0, MAX_PASSAGES);
   const answer = answerOf(
     chosen.map(({ passage }) => ({
       source: sourceOf(index, passage),
-      text: quotedSentences(passage, primary, context).join(' '),
+      text: quotedSentences(passage, read).join(' '),
     })),
   );
-  if (!answer) return { answer: dontKnow(index, [], now, false), complete: false };
-  return { answer, complete: best.covered === primary.length };
+  return answer ?? dontKnow(index, [], now, false);
 }
 
 /**
@@ -309,21 +382,20 @@ function clausesOf(text: string): string[] {
 /** Answers from one content index. Pure given the index and `now`. */
 export function answerFromIndex(index: ContentIndex, question: ConciergeQuestion, now: Date): EngineAnswer {
   const whole = attempt(index, question.text, question.previous, now);
-  if (whole.answer.answered && whole.complete) return whole.answer;
-  // Not one passage answers all of it: a question in several parts gets each part answered, each cited, and
-  // is answered only when every part is.
+  // A question in several parts ("what does it cost and how long does it take?") gets each part answered,
+  // each cited, when every part can be; otherwise it is answered as a whole, or not at all.
   const clauses = clausesOf(question.text);
-  if (clauses.length < 2 || clauses.length > MAX_CLAUSES) return whole.answer;
+  if (clauses.length < 2 || clauses.length > MAX_CLAUSES) return whole;
   const parts = clauses.map((clause, position) =>
     attempt(index, clause, [...question.previous, ...clauses.slice(0, position)], now),
   );
-  if (!parts.every((part) => part.answer.answered)) return whole.answer;
+  if (!parts.every((part) => part.answered)) return whole;
   const merged = answerOf(
-    parts.flatMap(({ answer }) =>
-      answer.segments.map((segment) => ({ source: answer.sources[segment.source - 1]!, text: segment.text })),
+    parts.flatMap((part) =>
+      part.segments.map((segment) => ({ source: part.sources[segment.source - 1]!, text: segment.text })),
     ),
   );
-  return merged ?? whole.answer;
+  return merged ?? whole;
 }
 
 /** The built-in engine: extractive answers from the cached content index of the publication. */

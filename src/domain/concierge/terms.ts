@@ -15,7 +15,16 @@
  */
 import { stemmer } from 'stemmer';
 import { placeOf } from './places.ts';
-import { holonymsOf, isEnglishWord, isProperNoun, relatedWords } from './wordnet.ts';
+import {
+  firstSenseWords,
+  holonymsOf,
+  isCommonWord,
+  isEnglishWord,
+  isFrameNoun,
+  isProperNoun,
+  relatedWords,
+  unitKind,
+} from './wordnet.ts';
 
 /** Words that carry no topic: function words plus the conversational filler people put around a question. */
 const STOP_WORDS = new Set(
@@ -35,6 +44,8 @@ const STOP_WORDS = new Set(
     // the frame of a question about time or possibility, not its topic ("how long does it take", "right now")
     'take takes taking long soon right currently moment presently possible possibly able actually exactly',
     'quick quickly also else either yet still already ever every',
+    // forms of address
+    'guys folks mate sir madam dear team anyone someone somebody kindly',
   ]
     .join(' ')
     .split(' '),
@@ -68,23 +79,22 @@ export const PRODUCT_WORDS = new Set(['product', 'sell', 'item', 'rang', 'catalo
 /** Words that only say "now" or "on offer" in a listing question ("running", "live", "available", "today"). */
 const LISTING_FILLER = new Set(['run', 'live', 'activ', 'ongo', 'avail', 'todai', 'current', 'got', 'ani', 'new']);
 
-/** Folds case and accents: "Café" → "cafe". */
-function fold(text: string): string {
+/** Letters Unicode does not decompose into a base letter and a mark, written the way people type them. */
+const LETTERS: Record<string, string> = { æ: 'ae', ø: 'o', œ: 'oe', ß: 'ss', ł: 'l', đ: 'd', þ: 'th', ð: 'd' };
+
+/** Folds case and accents: "Café" → "cafe", "Ærø" → "aero". */
+export function fold(text: string): string {
   return text
     .normalize('NFKD')
     .replace(/\p{M}+/gu, '')
-    .toLowerCase();
+    .toLowerCase()
+    .replace(/[æøœßłđþð]/g, (letter) => LETTERS[letter]!);
 }
 
-/**
- * Raw lower-case tokens, before stop words and stemming; "how much" is read as a price question, and "how
- * long" / "how soon" are only the frame of a question about time (the answer's "3 to 5 working days" has no
- * word for it).
- */
+/** Raw lower-case tokens, before stop words and stemming; "how much" is read as a price question. */
 export function tokenize(text: string): string[] {
   return fold(text)
     .replace(/\bhow much\b/g, ' price ')
-    .replace(/\bhow (?:long|soon|fast|quickly)\b/g, ' ')
     .replace(/['’]s\b/g, '')
     .split(/[^\p{L}\p{N}]+/u)
     .filter(Boolean);
@@ -164,25 +174,96 @@ export function termMatches(queryTerm: string, contentTerm: string): boolean {
 
 /** The words a brand's content uses, for reading questions against (built once per content index). */
 export interface Vocabulary {
-  /** Every content term (stem). */
-  terms: Set<string>;
+  /** Every content term (stem), with the number of passages it occurs in. */
+  terms: Map<string, number>;
+  /** How many passages there are. */
+  documents: number;
   /** Every content word as written (folded), for typo correction. */
   words: Set<string>;
   /** The terms of the brand's name: the whole site is about the brand, so they narrow nothing. */
   brandTerms: Set<string>;
 }
 
-export function buildVocabulary(texts: string[], brandName: string): Vocabulary {
-  const terms = new Set<string>();
+/** The vocabulary of a set of passages, each given as its texts (title, keywords, sentences). */
+export function buildVocabulary(documents: string[][], brandName: string): Vocabulary {
+  const terms = new Map<string, number>();
   const words = new Set<string>();
-  for (const text of texts) {
-    for (const token of tokenize(text)) {
-      if (isStopWord(token)) continue;
-      words.add(token);
-      terms.add(stem(token));
+  for (const texts of documents) {
+    const seen = new Set<string>();
+    for (const text of texts) {
+      for (const token of tokenize(text)) {
+        if (isStopWord(token)) continue;
+        words.add(token);
+        seen.add(stem(token));
+      }
     }
+    for (const term of seen) terms.set(term, (terms.get(term) ?? 0) + 1);
   }
-  return { terms, words, brandTerms: new Set(termsOf(brandName)) };
+  return { terms, documents: documents.length, words, brandTerms: new Set(termsOf(brandName)) };
+}
+
+/**
+ * Whether a term is common in the brand's content: found in at least this share of its passages ("coffee" at
+ * a roastery, "order" in a shop's FAQ). A passage need not repeat such a word to answer a question using it.
+ */
+const COMMON_SHARE = 0.2;
+
+export function isCommonTerm(vocabulary: Vocabulary, term: QueryTerm): boolean {
+  const most = Math.max(0, ...term.alternatives.map((alternative) => vocabulary.terms.get(alternative) ?? 0));
+  return vocabulary.documents >= 5 && most >= vocabulary.documents * COMMON_SHARE;
+}
+
+export type QuantityKind = 'time' | 'measure' | 'money';
+
+/** ISO 4217 codes as written next to an amount ("9 EUR", "NOK 990"), from the runtime's own list. */
+const CURRENCIES = new Set(Intl.supportedValuesOf('currency').map((code) => code.toLowerCase()));
+
+/**
+ * What amount a question asks for, if any: a duration ("how long does delivery take", "how soon", "when"),
+ * a measure ("how heavy / big / wide"), a price ("how much", "cost"). "How long" may be either of the first two.
+ */
+export function quantityKinds(text: string): QuantityKind[] {
+  const folded = fold(text);
+  const kinds = new Set<QuantityKind>();
+  if (/\bhow (?:long|soon|fast|quickly|often)\b|\bwhen\b/.test(folded)) kinds.add('time');
+  if (/\bhow (?:long|big|large|heavy|light|wide|tall|high|far|deep|many)\b|\bweigh/.test(folded)) kinds.add('measure');
+  if (/\bhow much\b|\bcosts?\b|\bprices?\b|\bfees?\b|\bcharges?\b/.test(folded)) kinds.add('money');
+  return [...kinds];
+}
+
+const amountCache = new Map<string, QuantityKind[]>();
+
+/**
+ * The amounts a sentence states: a number followed (within three words) by a unit WordNet files as a time
+ * ("days", "weeks") or a measure ("kg", "cm"), or a price (a currency symbol or code next to a number, "free").
+ */
+export function statedQuantities(sentence: string): QuantityKind[] {
+  const cached = amountCache.get(sentence);
+  if (cached) return cached;
+  const kinds = new Set<QuantityKind>();
+  const folded = fold(sentence);
+  if (/\p{Sc}\s?\d|\d\s?\p{Sc}|\bfree\b/u.test(folded)) kinds.add('money');
+  const tokens = folded.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+  tokens.forEach((token, index) => {
+    if (CURRENCIES.has(token) && (/^\d/.test(tokens[index - 1] ?? '') || /^\d/.test(tokens[index + 1] ?? ''))) {
+      kinds.add('money');
+    }
+    if (!/^\d/.test(token)) return;
+    // "420g" carries its unit; "9 kg" and "3 to 5 working days" have it within the next three words.
+    const glued = /^\d+([a-z]+)$/.exec(token)?.[1];
+    const units = glued ? [glued] : tokens.slice(index + 1, index + 4).filter((next) => !/^\d/.test(next));
+    for (const unit of units) {
+      const kind = unitKind(unit);
+      if (kind) {
+        kinds.add(kind);
+        break;
+      }
+    }
+  });
+  const out = [...kinds];
+  if (amountCache.size > 10_000) amountCache.clear();
+  amountCache.set(sentence, out);
+  return out;
 }
 
 /** One topic of a question and the content terms that stand for it (the first is its own stem). */
@@ -190,10 +271,20 @@ export interface QueryTerm {
   /** The word as asked (folded), or the place phrase. */
   word: string;
   alternatives: string[];
-  /** A name the content must know for the question to be answerable (a place, a proper noun). */
-  hard: boolean;
+  /** Alternatives that only share a meaning with the word (WordNet): weaker evidence than the word itself. */
+  weak: string[];
   /** Whether the content has any of the alternatives at all. */
   known: boolean;
+  /**
+   * Unknown to the content, it names a thing (a noun that is no verb or adjective, a name, a place, a number,
+   * a word in no dictionary): a question about it is about something the brand does not publish.
+   */
+  mustKnow: boolean;
+  /**
+   * Helps choose the passage and sentence but need not be in it: the brand's name, the kind of page asked
+   * for, "now", a frame word the content does not use ("policy", "time").
+   */
+  optional: boolean;
   role: 'topic' | 'brand' | 'campaign' | 'product' | 'filler';
 }
 
@@ -205,7 +296,7 @@ export function queryTermIn(term: QueryTerm, terms: string[]): boolean {
 function knownIn(vocabulary: Vocabulary, alternative: string): boolean {
   if (vocabulary.terms.has(alternative)) return true;
   if (!allowsPrefix(alternative)) return false;
-  for (const term of vocabulary.terms) if (term.startsWith(alternative)) return true;
+  for (const term of vocabulary.terms.keys()) if (term.startsWith(alternative)) return true;
   return false;
 }
 
@@ -232,9 +323,16 @@ function placeTerm(phrase: string, vocabulary: Vocabulary): QueryTerm | null {
   // An ordinary English word ("nice", "reading") is a place only as an English country name ("turkey").
   const ordinary = single && isEnglishWord(phrase) && !isProperNoun(phrase);
   const place = placeOf(phrase, { englishOnly: ordinary });
-  if (!place || (ordinary && place.via !== 'country')) return null;
-  const names = place.names.filter((name) => !name.includes(' '));
-  const larger = place.names.flatMap((name) => holonymsOf(name.replace(/ /g, '_')));
+  let names: string[] = [];
+  let larger: string[] = [];
+  if (place && !(ordinary && place.via !== 'country')) {
+    names = place.names.filter((name) => !name.includes(' '));
+    larger = place.names.flatMap((name) => holonymsOf(name.replace(/ /g, '_')));
+  } else if (!ordinary && isProperNoun(phrase.replace(/ /g, '_'))) {
+    // A place the city list does not have under this name ("Antwerp"): where WordNet puts it.
+    larger = holonymsOf(phrase.replace(/ /g, '_'));
+    if (larger.length === 0) return null;
+  } else return null;
   const own = phrase
     .split(' ')
     .filter((token) => !isStopWord(token))
@@ -244,8 +342,10 @@ function placeTerm(phrase: string, vocabulary: Vocabulary): QueryTerm | null {
   return {
     word: phrase,
     alternatives: [...new Set([...(ownKnown ? own : [own.join('_')]), ...alternatives])],
-    hard: true,
+    weak: [],
     known: ownKnown || alternatives.length > 0,
+    mustKnow: true,
+    optional: false,
     role: 'topic',
   };
 }
@@ -256,6 +356,9 @@ function placeTerm(phrase: string, vocabulary: Vocabulary): QueryTerm | null {
  */
 export function analyzeQuestion(text: string, vocabulary: Vocabulary): QueryTerm[] {
   const tokens = tokenize(text);
+  // "What is it made of?" asks for the material, which product pages name as such ("Material: linen"); the
+  // answer need not say "made".
+  const madeOf = /\bmade (?:of|from|out of)\b/.test(fold(text));
   const out: QueryTerm[] = [];
   const seen = new Set<string>();
   const push = (term: QueryTerm) => {
@@ -294,21 +397,54 @@ export function analyzeQuestion(text: string, vocabulary: Vocabulary): QueryTerm
           : LISTING_FILLER.has(own)
             ? 'filler'
             : 'topic';
-    if (knownIn(vocabulary, own) || /\d/.test(token)) {
-      push({ word: token, alternatives: [own], hard: false, known: knownIn(vocabulary, own), role });
+    // "How long / heavy / often…" asks for an amount: the adjective points at the attribute ("heavy" →
+    // "weight") but the answer may well not repeat it ("3 to 5 working days").
+    const optionalRole = role !== 'topic' || tokens[i - 2] === 'how';
+    if (/\d/.test(token)) {
+      const known = knownIn(vocabulary, own);
+      push({ word: token, alternatives: [own], weak: [], known, mustKnow: true, optional: false, role });
       continue;
     }
-    // An English word is carried over by meaning; anything else is most likely a typo of a word the brand uses.
+    if (knownIn(vocabulary, own)) {
+      // A word the content uses stands for itself, and for the words of its most frequent sense that the
+      // content also uses ("delivery" where one answer says "we deliver", "price" where one says "costs").
+      const related = [...firstSenseWords(token), ...(SUPPLEMENT[own] ?? [])].map(stem);
+      const alternatives = [...new Set([own, ...related])].filter((term) => term === own || vocabulary.terms.has(term));
+      const optional = optionalRole || (madeOf && own === 'made');
+      push({ word: token, alternatives, weak: alternatives.slice(1), known: true, mustKnow: false, optional, role });
+      continue;
+    }
+    // An English word is carried over by meaning, or failing that taken for a typo ("dinning" → "dining");
+    // anything else is most likely a typo of a word the brand uses.
     const english = isEnglishWord(token);
-    const related = english ? [...relatedWords(token), ...(SUPPLEMENT[own] ?? [])] : typoCorrections(token, vocabulary);
-    const proper = english && isProperNoun(token);
-    const alternatives = [...new Set(related.map(stem))].filter((term) => vocabulary.terms.has(term));
+    const related = english ? [...relatedWords(token), ...(SUPPLEMENT[own] ?? [])] : [];
+    let alternatives = [...new Set(related.map(stem))].filter((term) => term !== own && vocabulary.terms.has(term));
+    let weak = alternatives;
+    if (alternatives.length === 0) {
+      alternatives = [...new Set(typoCorrections(token, vocabulary).map(stem))].filter((term) => term !== own);
+      weak = english ? alternatives : [];
+    }
+    const known = alternatives.length > 0;
+    const frame = !known && english && !isProperNoun(token) && isFrameNoun(token);
     push({
       word: token,
-      alternatives: [own, ...alternatives.filter((term) => term !== own)],
-      hard: proper && alternatives.length === 0,
-      known: alternatives.length > 0,
+      alternatives: [own, ...alternatives],
+      weak,
+      known,
+      mustKnow: !english || isProperNoun(token) || !isCommonWord(token),
+      optional: optionalRole || frame || (madeOf && own === 'made'),
       role,
+    });
+  }
+  if (madeOf && vocabulary.terms.has('materi')) {
+    push({
+      word: 'material',
+      alternatives: ['materi'],
+      weak: [],
+      known: true,
+      mustKnow: false,
+      optional: true,
+      role: 'filler',
     });
   }
   return out;

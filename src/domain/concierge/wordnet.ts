@@ -54,6 +54,8 @@ const DETACHMENT: Record<Pos, [string, string][]> = {
 
 interface Synset {
   pos: Pos;
+  /** The lexicographer file: what kind of thing the synset is (noun.artifact, noun.cognition, …). */
+  lexFile: number;
   /** Lemmas as written (case kept: "Norway", "Kingdom_of_Norway"). */
   words: string[];
   pointers: { symbol: string; offset: number; pos: Pos; source: number; target: number }[];
@@ -62,6 +64,8 @@ interface Synset {
 let dictPath: string | undefined;
 const fds = new Map<string, number>();
 const indexCache = new Map<string, number[] | null>();
+/** `pos:lemma` → how often its senses were seen in WordNet's tagged corpus (how common that use is). */
+const tagCounts = new Map<string, number>();
 const synsetCache = new Map<string, Synset>();
 const sizes = new Map<string, number>();
 
@@ -133,7 +137,7 @@ function lookupIndex(lemma: string, pos: Pos): number[] | null {
       for (let at = lo; at < hi;) {
         const line = lineAt(fd, at, true);
         if (!line) break;
-        if (line.line.split(' ', 1)[0] === lemma) found = parseIndexLine(line.line);
+        if (line.line.split(' ', 1)[0] === lemma) found = parseIndexLine(line.line, key);
         at = line.start + line.line.length + 1;
       }
       break;
@@ -141,7 +145,7 @@ function lookupIndex(lemma: string, pos: Pos): number[] | null {
     const word = entry.line.startsWith(' ') ? '' : entry.line.split(' ', 1)[0]!;
     const order = compareBytes(lemma, word);
     if (order === 0) {
-      found = parseIndexLine(entry.line);
+      found = parseIndexLine(entry.line, key);
       break;
     }
     if (order < 0) hi = entry.start;
@@ -151,10 +155,11 @@ function lookupIndex(lemma: string, pos: Pos): number[] | null {
   return found;
 }
 
-function parseIndexLine(line: string): number[] {
+function parseIndexLine(line: string, key: string): number[] {
   // lemma pos synset_cnt p_cnt [ptr_symbol...] sense_cnt tagsense_cnt synset_offset...
   const fields = line.trim().split(' ');
   const synsetCount = Number(fields[2]);
+  tagCounts.set(key, Number(fields[fields.length - synsetCount - 1]));
   return fields.slice(fields.length - synsetCount).map(Number);
 }
 
@@ -182,13 +187,22 @@ function readSynset(offset: number, pos: Pos): Synset {
       target: parseInt(sourceTarget.slice(2), 16),
     });
   }
-  const synset = { pos, words, pointers };
+  const synset = { pos, lexFile: Number(fields[1]), words, pointers };
   synsetCache.set(key, synset);
   return synset;
 }
 
-/** `word` and its regular base forms that WordNet lists, per part of speech. */
+/**
+ * `word` as WordNet lists it, per part of speech; only when it is not listed as itself, its regular base
+ * forms ("racing" is the sport, not a form of "to race"; "points" is a form of "point").
+ */
 function baseForms(word: string): { lemma: string; pos: Pos; offsets: number[] }[] {
+  const exact: { lemma: string; pos: Pos; offsets: number[] }[] = [];
+  for (const pos of POS) {
+    const offsets = lookupIndex(word, pos);
+    if (offsets) exact.push({ lemma: word, pos, offsets });
+  }
+  if (exact.length > 0) return exact;
   const out: { lemma: string; pos: Pos; offsets: number[] }[] = [];
   for (const pos of POS) {
     const candidates = new Set([word]);
@@ -214,13 +228,24 @@ function plain(lemma: string): string | null {
   return /^[a-z]+$/.test(lower) ? lower : null;
 }
 
-/** How many senses of a word (per part of speech) lend it their synonyms. */
-const MAX_SENSES = 5;
+/** How many senses of a word (per part of speech) lend it their synonyms, most frequent first. */
+const MAX_SENSES = 2;
 
 const englishCache = new Map<string, boolean>();
 const relatedCache = new Map<string, string[]>();
 const properCache = new Map<string, boolean>();
 const holonymCache = new Map<string, string[]>();
+const firstSenseCache = new Map<string, string[]>();
+
+/**
+ * WordNet's lexicographer files for nouns that name a frame rather than a thing: noun.Tops, attribute,
+ * cognition, communication, feeling, motive, relation, shape, state, time. A question word of these kinds
+ * ("policy", "time", "information") can be left unsaid by the answer; one naming an act, artifact, food,
+ * person, place or substance ("racing", "laptop", "vegan") cannot.
+ */
+const FRAME_LEX_FILES = new Set([3, 7, 9, 10, 11, 12, 16, 23, 24, 25, 26, 28]);
+const LEX_TIME = 28;
+const LEX_QUANTITY = 23;
 
 /** Whether WordNet knows `word` (lower case) in any part of speech, directly or by a regular base form. */
 export function isEnglishWord(word: string): boolean {
@@ -239,38 +264,83 @@ export function isCommonWord(word: string): boolean {
 
 /**
  * Words that mean the same as `word` or are derived from the same root, one step away: the other lemmas of
- * every synset it belongs to, and the words its senses' derivation pointers (`+`) lead to, with their
- * synsets' lemmas. Single plain words only, lower case, without `word` itself.
+ * its synsets, the words its derivation pointers (`+`) lead to, and for an adjective the attribute it is a
+ * value of (`=`: "heavy" → "weight", "wide" → "width"). `senses` limits how many senses per part of speech
+ * lend their words (most frequent first). Single plain words only, lower case, without `word` itself.
  */
-export function relatedWords(word: string): string[] {
-  const cached = relatedCache.get(word);
+export function relatedWords(word: string, senses = MAX_SENSES): string[] {
+  const key = `${senses}:${word}`;
+  const cached = relatedCache.get(key);
   if (cached) return cached;
-  const related = new Set<string>();
-  for (const form of baseForms(word)) {
-    // Senses are listed most frequent first; the rare ones ("return" as a tennis stroke) only add noise.
-    for (const offset of form.offsets.slice(0, MAX_SENSES)) {
-      const synset = readSynset(offset, form.pos);
-      for (const lemma of synset.words) {
-        const value = plain(lemma);
-        if (value) related.add(value);
-      }
-      for (const pointer of synset.pointers) {
-        if (pointer.symbol !== '+') continue;
-        // A derivation pointer links one word of this synset to one word of the other: only ours count.
-        const ours = pointer.source === 0 ? undefined : synset.words[pointer.source - 1];
-        if (ours && ours.toLowerCase() !== form.lemma) continue;
-        const other = readSynset(pointer.offset, pointer.pos);
-        for (const lemma of other.words) {
-          const value = plain(lemma);
-          if (value) related.add(value);
-        }
-      }
-    }
-  }
+  const related = new Set(baseForms(word).flatMap((form) => relatedOf(form, senses)));
   related.delete(word);
   const out = [...related];
-  relatedCache.set(word, out);
+  relatedCache.set(key, out);
   return out;
+}
+
+/** The related words (see `relatedWords`) of one listed form of a word, from its first `senses` senses. */
+function relatedOf(form: { lemma: string; pos: Pos; offsets: number[] }, senses: number): string[] {
+  const related = new Set<string>();
+  const addAll = (synset: Synset) => {
+    for (const lemma of synset.words) {
+      const value = plain(lemma);
+      if (value) related.add(value);
+    }
+  };
+  // Senses are listed most frequent first; the rare ones ("return" as a tennis stroke) only add noise.
+  for (const offset of form.offsets.slice(0, senses)) {
+    const synset = readSynset(offset, form.pos);
+    addAll(synset);
+    for (const pointer of synset.pointers) {
+      if (pointer.symbol === '=') {
+        addAll(readSynset(pointer.offset, pointer.pos));
+        continue;
+      }
+      if (pointer.symbol !== '+') continue;
+      // A derivation pointer links one word of this synset to one word of the other: only ours count.
+      const ours = pointer.source === 0 ? undefined : synset.words[pointer.source - 1];
+      if (ours && ours.toLowerCase() !== form.lemma) continue;
+      addAll(readSynset(pointer.offset, pointer.pos));
+    }
+  }
+  return [...related];
+}
+
+/** What a unit word after a number measures, by its most frequent noun sense: "days" → time, "kg" → measure. */
+export function unitKind(word: string): 'time' | 'measure' | null {
+  const noun = baseForms(word).find((form) => form.pos === 'noun');
+  if (!noun) return null;
+  const lexFile = readSynset(noun.offsets[0]!, 'noun').lexFile;
+  return lexFile === LEX_TIME ? 'time' : lexFile === LEX_QUANTITY ? 'measure' : null;
+}
+
+/**
+ * The words of the most frequent sense of `word`, in the part of speech it is most used in (WordNet's tagged
+ * sense counts): "table" is the piece of furniture before it is "to shelve a motion".
+ */
+export function firstSenseWords(word: string): string[] {
+  const cached = firstSenseCache.get(word);
+  if (cached) return cached;
+  const forms = baseForms(word);
+  const best = forms.reduce<(typeof forms)[number] | undefined>(
+    (top, form) =>
+      !top || (tagCounts.get(`${form.pos}:${form.lemma}`) ?? 0) > (tagCounts.get(`${top.pos}:${top.lemma}`) ?? 0)
+        ? form
+        : top,
+    undefined,
+  );
+  const out = best ? relatedOf(best, 1) : [];
+  out.splice(0, out.length, ...out.filter((value) => value !== word));
+  firstSenseCache.set(word, out);
+  return out;
+}
+
+/** Whether `word` is, in its most frequent sense, a noun that names a frame rather than a thing (see above). */
+export function isFrameNoun(word: string): boolean {
+  const noun = baseForms(word).find((form) => form.pos === 'noun');
+  if (!noun) return false;
+  return FRAME_LEX_FILES.has(readSynset(noun.offsets[0]!, 'noun').lexFile);
 }
 
 /**
