@@ -242,23 +242,27 @@ interface ReadQuestion {
 }
 
 /**
- * Whether a passage may answer: it has most of the topics, and the ones it lacks are common in the content;
- * one topic found only through a word of like meaning is not enough on its own ("job" is not "line").
+ * Whether a passage may answer: it has most of the topics, and the ones it lacks are common in the content.
+ * A topic found only as a larger place ("Oslo" → Scandinavia) counts half; one found only through a word of
+ * like meaning is not enough on its own ("job" is not "line").
  */
-function isEvidence(
-  index: ContentIndex,
-  primary: QueryTerm[],
-  coveredTerms: QueryTerm[],
-  matched: Set<string>,
-): boolean {
-  const direct = coveredTerms.some((term) =>
-    term.alternatives.some((alternative) => matched.has(alternative) && !term.weak.includes(alternative)),
-  );
-  if (!direct && coveredTerms.length < 2) return false;
-  if (coveredTerms.length >= requiredMatches(primary.length)) return true;
+function isEvidence(index: ContentIndex, primary: QueryTerm[], matched: Set<string>): boolean {
+  let found = 0;
+  let direct = false;
+  const covered: QueryTerm[] = [];
+  for (const term of primary) {
+    const hits = term.alternatives.filter((alternative) => matched.has(alternative));
+    if (hits.length === 0) continue;
+    covered.push(term);
+    const regional = hits.every((alternative) => term.regions.includes(alternative));
+    found += regional ? 0.5 : 1;
+    direct ||= hits.some((alternative) => !term.weak.includes(alternative) && !term.regions.includes(alternative));
+  }
+  if (!direct && covered.length < 2) return false;
+  if (found >= requiredMatches(primary.length)) return true;
   // "How can I track my order?" is answered by "How do I track my parcel?": "order" is in half the FAQ.
-  const missing = primary.filter((term) => !coveredTerms.includes(term));
-  return coveredTerms.length > 0 && missing.every((term) => term.known && isCommonTerm(index.vocabulary, term));
+  const missing = primary.filter((term) => !covered.includes(term));
+  return found >= covered.length && missing.every((term) => term.known && isCommonTerm(index.vocabulary, term));
 }
 
 /** Answers one question (or one part of one) from one content index. */
@@ -325,7 +329,7 @@ function attempt(index: ContentIndex, text: string, previous: string[], now: Dat
       passage,
       score: result.score * (statesAmount ? QUANTITY_BOOST : 1),
       covered: coveredTerms.length,
-      evidence: isEvidence(index, primary, coveredTerms, matched),
+      evidence: isEvidence(index, primary, matched),
       usesContext: context.some((term) => term.alternatives.some((alternative) => matched.has(alternative))),
     };
   });

@@ -273,6 +273,8 @@ export interface QueryTerm {
   alternatives: string[];
   /** Alternatives that only share a meaning with the word (WordNet): weaker evidence than the word itself. */
   weak: string[];
+  /** Alternatives that are a larger place the asked one is in ("Oslo" → Scandinavia): half the evidence. */
+  regions: string[];
   /** Whether the content has any of the alternatives at all. */
   known: boolean;
   /**
@@ -337,12 +339,17 @@ function placeTerm(phrase: string, vocabulary: Vocabulary): QueryTerm | null {
     .split(' ')
     .filter((token) => !isStopWord(token))
     .map(stem);
-  const alternatives = [...new Set([...names, ...larger].map(stem))].filter((term) => vocabulary.terms.has(term));
+  const countries = [...new Set(names.map(stem))].filter((term) => vocabulary.terms.has(term));
+  const regions = [...new Set(larger.map(stem))].filter(
+    (term) => vocabulary.terms.has(term) && !countries.includes(term),
+  );
+  const alternatives = [...countries, ...regions];
   const ownKnown = own.length > 0 && own.every((term) => vocabulary.terms.has(term));
   return {
     word: phrase,
     alternatives: [...new Set([...(ownKnown ? own : [own.join('_')]), ...alternatives])],
     weak: [],
+    regions,
     known: ownKnown || alternatives.length > 0,
     mustKnow: true,
     optional: false,
@@ -402,7 +409,7 @@ export function analyzeQuestion(text: string, vocabulary: Vocabulary): QueryTerm
     const optionalRole = role !== 'topic' || tokens[i - 2] === 'how';
     if (/\d/.test(token)) {
       const known = knownIn(vocabulary, own);
-      push({ word: token, alternatives: [own], weak: [], known, mustKnow: true, optional: false, role });
+      push({ word: token, alternatives: [own], weak: [], regions: [], known, mustKnow: true, optional: false, role });
       continue;
     }
     if (knownIn(vocabulary, own)) {
@@ -411,7 +418,16 @@ export function analyzeQuestion(text: string, vocabulary: Vocabulary): QueryTerm
       const related = [...firstSenseWords(token), ...(SUPPLEMENT[own] ?? [])].map(stem);
       const alternatives = [...new Set([own, ...related])].filter((term) => term === own || vocabulary.terms.has(term));
       const optional = optionalRole || (madeOf && own === 'made');
-      push({ word: token, alternatives, weak: alternatives.slice(1), known: true, mustKnow: false, optional, role });
+      push({
+        word: token,
+        alternatives,
+        weak: alternatives.slice(1),
+        regions: [],
+        known: true,
+        mustKnow: false,
+        optional,
+        role,
+      });
       continue;
     }
     // An English word is carried over by meaning, or failing that taken for a typo ("dinning" → "dining");
@@ -430,6 +446,7 @@ export function analyzeQuestion(text: string, vocabulary: Vocabulary): QueryTerm
       word: token,
       alternatives: [own, ...alternatives],
       weak,
+      regions: [],
       known,
       mustKnow: !english || isProperNoun(token) || !isCommonWord(token),
       optional: optionalRole || frame || (madeOf && own === 'made'),
@@ -441,6 +458,7 @@ export function analyzeQuestion(text: string, vocabulary: Vocabulary): QueryTerm
       word: 'material',
       alternatives: ['materi'],
       weak: [],
+      regions: [],
       known: true,
       mustKnow: false,
       optional: true,

@@ -298,10 +298,17 @@ function relatedOf(form: { lemma: string; pos: Pos; offsets: number[] }, senses:
         continue;
       }
       if (pointer.symbol !== '+') continue;
-      // A derivation pointer links one word of this synset to one word of the other: only ours count.
+      // A derivation pointer links one word of this synset to one word of the other: only that pair counts
+      // ("racing" → "race", not the other words for "to race" such as "run").
       const ours = pointer.source === 0 ? undefined : synset.words[pointer.source - 1];
       if (ours && ours.toLowerCase() !== form.lemma) continue;
-      addAll(readSynset(pointer.offset, pointer.pos));
+      const other = readSynset(pointer.offset, pointer.pos);
+      const theirs = pointer.target === 0 ? undefined : other.words[pointer.target - 1];
+      if (!theirs) addAll(other);
+      else {
+        const value = plain(theirs);
+        if (value) related.add(value);
+      }
     }
   }
   return [...related];
