@@ -88,9 +88,7 @@ const CONTEXT_SENTENCE_WEIGHT = 0.1;
 const HINT_SENTENCE_WEIGHT = 0.5;
 /** Search weight of the optional words. */
 const HINT_WEIGHT = 0.4;
-/** A passage that states the kind of amount a question asks for ("how long" → "3 to 5 working days"). */
-const QUANTITY_BOOST = 1.5;
-/** …and the sentence that states it counts like a word of the question. */
+/** The sentence that states the kind of amount a question asks for counts like a word of the question. */
 const QUANTITY_SENTENCE_WEIGHT = 1;
 
 function statesAsked(sentence: string, asked: QuantityKind[]): boolean {
@@ -105,6 +103,8 @@ export function requiredMatches(n: number): number {
 interface Candidate {
   passage: Passage;
   score: number;
+  /** It states the kind of amount the question asks for ("how long" → "3 to 5 working days"). */
+  statesAmount: boolean;
   covered: number;
   usesContext: boolean;
 }
@@ -123,7 +123,7 @@ function quotedSentences(passage: Passage, question: ReadQuestion): string[] {
   if (passage.sentences.length === 0) return [];
   const { primary, context, hints, quantity } = question;
   const titleTerms = termsOf(passage.title);
-  const subject = primary.filter((term) => queryTermIn(term, titleTerms));
+  const subject = question.borrowed ? primary : primary.filter((term) => queryTermIn(term, titleTerms));
   const asked = primary.filter((term) => !subject.includes(term));
   const scored = passage.sentenceTerms.map((terms, index) => ({
     index,
@@ -210,6 +210,12 @@ function answerOf(parts: { source: AnswerSource; text: string }[]): EngineAnswer
   };
 }
 
+/** A campaign's quoted copy says which campaign it is ("Autumn knits: Warm layers…") unless it already does. */
+function named(passage: Passage, text: string): string {
+  if (!text || passage.kind !== 'campaign' || text.toLowerCase().includes(passage.title.toLowerCase())) return text;
+  return `${passage.title}: ${text}`;
+}
+
 /**
  * "Which campaigns are running right now?", "What do you sell?": the live campaigns (or the products), each
  * named with its first published sentence. Nothing on offer is an honest "I don't know".
@@ -220,10 +226,10 @@ function listing(index: ContentIndex, kind: 'campaign' | 'product', now: Date): 
     .slice(0, MAX_LISTED);
   const parts = passages.map((value) => {
     const first = value.sentences[0] ?? '';
-    const named = first.toLowerCase().includes(value.title.toLowerCase());
+    const nameless = !first.toLowerCase().includes(value.title.toLowerCase());
     return {
       source: sourceOf(index, value),
-      text: named ? first : first ? `${value.title}: ${first}` : `${value.title}.`,
+      text: !first ? `${value.title}.` : nameless ? `${value.title}: ${first}` : first,
     };
   });
   return answerOf(parts) ?? dontKnow(index, [], now, false);
@@ -239,14 +245,20 @@ interface ReadQuestion {
   hints: QueryTerm[];
   /** The amounts the question asks for: passages and sentences stating one are preferred. */
   quantity: QuantityKind[];
+  /**
+   * The topics are the earlier question's ("what is it made of?"): they name the subject, and what is asked
+   * is in the hints and the amount asked for.
+   */
+  borrowed: boolean;
 }
 
 /**
- * Whether a passage may answer: it has most of the topics, and the ones it lacks are common in the content.
- * A topic found only as a larger place ("Oslo" → Scandinavia) counts half; one found only through a word of
- * like meaning is not enough on its own ("job" is not "line").
+ * Whether a passage may answer: it has most of the topics, or all but one that is common in the content. A
+ * topic found only as a larger place ("Oslo" → Scandinavia) counts half, and at least one topic must be found
+ * as itself or a close synonym, not only through synonyms of many senses ("job" → "line", "repeat" → "double").
  */
-function isEvidence(index: ContentIndex, primary: QueryTerm[], matched: Set<string>): boolean {
+function isEvidence(index: ContentIndex, read: ReadQuestion, matched: Set<string>): boolean {
+  const { primary } = read;
   let found = 0;
   let direct = false;
   const covered: QueryTerm[] = [];
@@ -258,11 +270,16 @@ function isEvidence(index: ContentIndex, primary: QueryTerm[], matched: Set<stri
     found += regional ? 0.5 : 1;
     direct ||= hits.some((alternative) => !term.weak.includes(alternative) && !term.regions.includes(alternative));
   }
-  if (!direct && covered.length < 2) return false;
-  if (found >= requiredMatches(primary.length)) return true;
+  if (!direct) return false;
+  // A follow-up without a topic of its own needs only to be about some of the earlier question's.
+  if (found >= (read.borrowed ? Math.ceil(primary.length / 3) : requiredMatches(primary.length))) return true;
   // "How can I track my order?" is answered by "How do I track my parcel?": "order" is in half the FAQ.
   const missing = primary.filter((term) => !covered.includes(term));
-  return found >= covered.length && missing.every((term) => term.known && isCommonTerm(index.vocabulary, term));
+  return (
+    found >= covered.length &&
+    missing.length === 1 &&
+    missing.every((term) => term.known && isCommonTerm(index.vocabulary, term))
+  );
 }
 
 /** Answers one question (or one part of one) from one content index. */
@@ -290,7 +307,8 @@ function attempt(index: ContentIndex, text: string, previous: string[], now: Dat
   }
   // "Tell me more", "what is it made of?", "how long does it take?" carry no topic of their own: they ask
   // about the previous question's.
-  if (primary.length === 0 && context.length > 0) [primary, context] = [context, []];
+  const borrowed = primary.length === 0 && context.length > 0;
+  if (borrowed) [primary, context] = [context, []];
   // Only the brand's name ("Where is Acme from?") or only "how long…": those words are the topic after all.
   if (primary.length === 0) [primary, hints] = [hints, []];
   if (primary.length === 0) return dontKnow(index, [], now, true);
@@ -299,7 +317,7 @@ function attempt(index: ContentIndex, text: string, previous: string[], now: Dat
   if (primary.some((term) => !term.known && term.mustKnow)) {
     return dontKnow(index, [], now, false);
   }
-  const read: ReadQuestion = { primary, context, hints, quantity: quantityKinds(text) };
+  const read: ReadQuestion = { primary, context, hints, quantity: quantityKinds(text), borrowed };
 
   const weights = new Map<string, number>();
   for (const term of hints) for (const alternative of term.alternatives) weights.set(alternative, HINT_WEIGHT);
@@ -327,9 +345,10 @@ function attempt(index: ContentIndex, text: string, previous: string[], now: Dat
     const statesAmount = passage.sentences.some((sentence) => statesAsked(sentence, read.quantity));
     return {
       passage,
-      score: result.score * (statesAmount ? QUANTITY_BOOST : 1),
+      score: result.score,
+      statesAmount,
       covered: coveredTerms.length,
-      evidence: isEvidence(index, primary, matched),
+      evidence: isEvidence(index, read, matched),
       usesContext: context.some((term) => term.alternatives.some((alternative) => matched.has(alternative))),
     };
   });
@@ -343,16 +362,16 @@ function attempt(index: ContentIndex, text: string, previous: string[], now: Dat
       (candidate) => candidate.usesContext || candidate.passage.kind === 'faq' || candidate.passage.kind === 'profile',
     );
   }
-  // "Is there an offer on linen?" asks about campaigns when one fits.
-  if (campaignWords && candidates.some((candidate) => candidate.passage.kind === 'campaign')) {
-    candidates = candidates.filter((candidate) => candidate.passage.kind === 'campaign');
-  }
   if (candidates.length === 0) {
     const near = all.filter((candidate) => candidate.covered > 0).map((candidate) => candidate.passage);
     return dontKnow(index, near, now, false);
   }
 
-  const rank = (candidate: Candidate) => (pointsBack && candidate.usesContext ? 1 : 0);
+  // The earlier topic's own passages first for a follow-up; then the ones that state the amount asked for
+  // (of two FAQ entries about delivery to Norway, the one with "3 to 5 working days" answers "how long");
+  // then the most topics, then relevance.
+  const rank = (candidate: Candidate) =>
+    (pointsBack && candidate.usesContext ? 2 : 0) + (candidate.statesAmount ? 1 : 0);
   candidates.sort((a, b) => rank(b) - rank(a) || b.covered - a.covered || b.score - a.score);
   const best = candidates[0]!;
   const chosen = candidates
@@ -366,7 +385,7 @@ function attempt(index: ContentIndex, text: string, previous: string[], now: Dat
   const answer = answerOf(
     chosen.map(({ passage }) => ({
       source: sourceOf(index, passage),
-      text: quotedSentences(passage, read).join(' '),
+      text: named(passage, quotedSentences(passage, read).join(' ')),
     })),
   );
   return answer ?? dontKnow(index, [], now, false);

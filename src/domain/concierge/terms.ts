@@ -23,8 +23,12 @@ import {
   isFrameNoun,
   isProperNoun,
   relatedWords,
+  senseCount,
   unitKind,
 } from './wordnet.ts';
+
+/** A synonym with more senses than this is weak evidence ("job" → "line", a word of dozens of senses). */
+const MAX_STRONG_SENSES = 8;
 
 /** Words that carry no topic: function words plus the conversational filler people put around a question. */
 const STOP_WORDS = new Set(
@@ -75,7 +79,7 @@ const SUPPLEMENT: Record<string, string[]> = {
  * promotion, promo, discount. The stems are the Porter stems of those words.
  */
 export const CAMPAIGN_WORDS = new Set(['campaign', 'offer', 'deal', 'sale', 'promot', 'promo', 'discount', 'special']);
-export const PRODUCT_WORDS = new Set(['product', 'sell', 'item', 'rang', 'catalog', 'catalogu', 'stock', 'carri']);
+export const PRODUCT_WORDS = new Set(['product', 'sell', 'item', 'catalog', 'catalogu', 'stock', 'carri']);
 /** Words that only say "now" or "on offer" in a listing question ("running", "live", "available", "today"). */
 const LISTING_FILLER = new Set(['run', 'live', 'activ', 'ongo', 'avail', 'todai', 'current', 'got', 'ani', 'new']);
 
@@ -228,6 +232,10 @@ export function quantityKinds(text: string): QuantityKind[] {
   if (/\bhow (?:long|soon|fast|quickly|often)\b|\bwhen\b/.test(folded)) kinds.add('time');
   if (/\bhow (?:long|big|large|heavy|light|wide|tall|high|far|deep|many)\b|\bweigh/.test(folded)) kinds.add('measure');
   if (/\bhow much\b|\bcosts?\b|\bprices?\b|\bfees?\b|\bcharges?\b/.test(folded)) kinds.add('money');
+  // "delivery time?", "how many days": a word for a span of time asks for one.
+  if (tokenize(text).some((token) => token.length > 2 && !STOP_WORDS.has(token) && unitKind(token) === 'time')) {
+    kinds.add('time');
+  }
   return [...kinds];
 }
 
@@ -319,6 +327,26 @@ function typoCorrections(token: string, vocabulary: Vocabulary): string[] {
   return best <= max ? found : [];
 }
 
+/**
+ * A word that is English but not the brand's is taken for a typo only when long ("dinning" → "dining"): short
+ * English words are one letter from too many others ("made" → "Kade").
+ */
+const MIN_ENGLISH_TYPO = 6;
+
+/** The content terms that `words` (related to a question word whose own stem is `own`) carry it to. */
+function carry(words: string[], own: string, vocabulary: Vocabulary): { alternatives: string[]; weak: string[] } {
+  const strong = new Set<string>();
+  const weak = new Set<string>();
+  for (const word of words) {
+    const term = stem(word);
+    if (term === own || !vocabulary.terms.has(term)) continue;
+    if (senseCount(word) > MAX_STRONG_SENSES) weak.add(term);
+    else strong.add(term);
+  }
+  for (const term of strong) weak.delete(term);
+  return { alternatives: [...strong, ...weak], weak: [...weak] };
+}
+
 /** The place a phrase names, as query alternatives found in the content; null when it names no place. */
 function placeTerm(phrase: string, vocabulary: Vocabulary): QueryTerm | null {
   const single = !phrase.includes(' ');
@@ -331,9 +359,12 @@ function placeTerm(phrase: string, vocabulary: Vocabulary): QueryTerm | null {
     names = place.names.filter((name) => !name.includes(' '));
     larger = place.names.flatMap((name) => holonymsOf(name.replace(/ /g, '_')));
   } else if (!ordinary && isProperNoun(phrase.replace(/ /g, '_'))) {
-    // A place the city list does not have under this name ("Antwerp"): where WordNet puts it.
-    larger = holonymsOf(phrase.replace(/ /g, '_'));
-    if (larger.length === 0) return null;
+    // A place the city list does not have under this name ("Antwerp"): where WordNet puts it, its country
+    // as strong evidence as the city list's.
+    const holonyms = holonymsOf(phrase.replace(/ /g, '_'));
+    names = holonyms.filter((name) => placeOf(name, { englishOnly: true })?.via === 'country');
+    larger = holonyms.filter((name) => !names.includes(name));
+    if (holonyms.length === 0) return null;
   } else return null;
   const own = phrase
     .split(' ')
@@ -401,7 +432,7 @@ export function analyzeQuestion(text: string, vocabulary: Vocabulary): QueryTerm
         ? 'campaign'
         : PRODUCT_WORDS.has(own)
           ? 'product'
-          : LISTING_FILLER.has(own)
+          : LISTING_FILLER.has(own) || (token.length > 2 && unitKind(token) === 'time')
             ? 'filler'
             : 'topic';
     // "How long / heavy / often…" asks for an amount: the adjective points at the attribute ("heavy" →
@@ -415,13 +446,12 @@ export function analyzeQuestion(text: string, vocabulary: Vocabulary): QueryTerm
     if (knownIn(vocabulary, own)) {
       // A word the content uses stands for itself, and for the words of its most frequent sense that the
       // content also uses ("delivery" where one answer says "we deliver", "price" where one says "costs").
-      const related = [...firstSenseWords(token), ...(SUPPLEMENT[own] ?? [])].map(stem);
-      const alternatives = [...new Set([own, ...related])].filter((term) => term === own || vocabulary.terms.has(term));
+      const carried = carry([...firstSenseWords(token), ...(SUPPLEMENT[own] ?? [])], own, vocabulary);
       const optional = optionalRole || (madeOf && own === 'made');
       push({
         word: token,
-        alternatives,
-        weak: alternatives.slice(1),
+        alternatives: [own, ...carried.alternatives],
+        weak: carried.weak,
         regions: [],
         known: true,
         mustKnow: false,
@@ -433,10 +463,12 @@ export function analyzeQuestion(text: string, vocabulary: Vocabulary): QueryTerm
     // An English word is carried over by meaning, or failing that taken for a typo ("dinning" → "dining");
     // anything else is most likely a typo of a word the brand uses.
     const english = isEnglishWord(token);
-    const related = english ? [...relatedWords(token), ...(SUPPLEMENT[own] ?? [])] : [];
-    let alternatives = [...new Set(related.map(stem))].filter((term) => term !== own && vocabulary.terms.has(term));
-    let weak = alternatives;
-    if (alternatives.length === 0) {
+    let { alternatives, weak } = carry(
+      english ? [...relatedWords(token), ...(SUPPLEMENT[own] ?? [])] : [],
+      own,
+      vocabulary,
+    );
+    if (alternatives.length === 0 && (!english || token.length >= MIN_ENGLISH_TYPO)) {
       alternatives = [...new Set(typoCorrections(token, vocabulary).map(stem))].filter((term) => term !== own);
       weak = english ? alternatives : [];
     }

@@ -193,19 +193,19 @@ function readSynset(offset: number, pos: Pos): Synset {
 }
 
 /**
- * `word` as WordNet lists it, per part of speech; only when it is not listed as itself, its regular base
- * forms ("racing" is the sport, not a form of "to race"; "points" is a form of "point").
+ * `word` as WordNet lists it, and its regular base forms: noun plurals always ("pants" is also the plural of
+ * "pant", the trouser), verb and adjective forms only when the word is not listed as itself ("racing" is the
+ * sport, not a form of "to race", whose synonyms are "run" and "speed").
  */
 function baseForms(word: string): { lemma: string; pos: Pos; offsets: number[] }[] {
-  const exact: { lemma: string; pos: Pos; offsets: number[] }[] = [];
-  for (const pos of POS) {
-    const offsets = lookupIndex(word, pos);
-    if (offsets) exact.push({ lemma: word, pos, offsets });
-  }
-  if (exact.length > 0) return exact;
   const out: { lemma: string; pos: Pos; offsets: number[] }[] = [];
   for (const pos of POS) {
-    const candidates = new Set([word]);
+    const offsets = lookupIndex(word, pos);
+    if (offsets) out.push({ lemma: word, pos, offsets });
+  }
+  const listed = out.length > 0;
+  for (const pos of listed ? (['noun'] as Pos[]) : POS) {
+    const candidates = new Set<string>();
     for (const [suffix, replacement] of DETACHMENT[pos]) {
       if (word.length > suffix.length + 1 && word.endsWith(suffix)) {
         const base = word.slice(0, -suffix.length) + replacement;
@@ -214,12 +214,21 @@ function baseForms(word: string): { lemma: string; pos: Pos; offsets: number[] }
         if (/([b-df-hj-np-tv-z])\1$/.test(base)) candidates.add(base.slice(0, -1));
       }
     }
+    candidates.delete(word);
     for (const lemma of candidates) {
       const offsets = lookupIndex(lemma, pos);
       if (offsets) out.push({ lemma, pos, offsets });
     }
   }
   return out;
+}
+
+/**
+ * How many senses WordNet lists for `word` in all parts of speech: "line" has dozens, "warranty" two. A word
+ * of many senses is a weak synonym: it is someone else's synonym in a sense nobody meant.
+ */
+export function senseCount(word: string): number {
+  return baseForms(word).reduce((sum, form) => sum + form.offsets.length, 0);
 }
 
 /** Only plain words: multi-word lemmas ("laptop_computer") and abbreviations with dots are not terms. */
