@@ -205,13 +205,14 @@ export function passagesOf(site: PublishedSite): PassageEntry[] {
   for (const campaign of campaigns) {
     const name = admitLine(campaign.name, 200) || 'Campaign';
     const variants = campaign.variants.filter((variant) => variant.status === 'active');
+    // Written without a verb of its own ("runs" would make the campaign an answer to "range", "race", "course").
     const flight =
       campaign.endsAt && campaign.startsAt
         ? [
-            `${name} runs from ${DATE.format(new Date(campaign.startsAt))} to ${DATE.format(new Date(campaign.endsAt))}.`,
+            `${name} is on from ${DATE.format(new Date(campaign.startsAt))} to ${DATE.format(new Date(campaign.endsAt))}.`,
           ]
         : campaign.endsAt
-          ? [`${name} runs until ${DATE.format(new Date(campaign.endsAt))}.`]
+          ? [`${name} is on until ${DATE.format(new Date(campaign.endsAt))}.`]
           : [];
     out.push({
       passage: passage({

@@ -16,6 +16,7 @@
 import { stemmer } from 'stemmer';
 import { placeOf } from './places.ts';
 import {
+  derivedWords,
   firstSenseWords,
   holonymsOf,
   isCommonWord,
@@ -217,7 +218,7 @@ export function isCommonTerm(vocabulary: Vocabulary, term: QueryTerm): boolean {
   return vocabulary.documents >= 5 && most >= vocabulary.documents * COMMON_SHARE;
 }
 
-export type QuantityKind = 'time' | 'measure' | 'money';
+export type QuantityKind = 'time' | 'measure' | 'money' | 'place';
 
 /** ISO 4217 codes as written next to an amount ("9 EUR", "NOK 990"), from the runtime's own list. */
 const CURRENCIES = new Set(Intl.supportedValuesOf('currency').map((code) => code.toLowerCase()));
@@ -232,8 +233,9 @@ export function quantityKinds(text: string): QuantityKind[] {
   if (/\bhow (?:long|soon|fast|quickly|often)\b|\bwhen\b/.test(folded)) kinds.add('time');
   if (/\bhow (?:long|big|large|heavy|light|wide|tall|high|far|deep|many)\b|\bweigh/.test(folded)) kinds.add('measure');
   if (/\bhow much\b|\bcosts?\b|\bprices?\b|\bfees?\b|\bcharges?\b/.test(folded)) kinds.add('money');
+  if (/\bwhere\b/.test(folded)) kinds.add('place');
   // "delivery time?", "how many days": a word for a span of time asks for one.
-  if (tokenize(text).some((token) => token.length > 2 && !STOP_WORDS.has(token) && unitKind(token) === 'time')) {
+  if (tokenize(text).some((token) => token.length > 2 && !STOP_WORDS.has(token) && unitKind(token, 3) === 'time')) {
     kinds.add('time');
   }
   return [...kinds];
@@ -251,6 +253,9 @@ export function statedQuantities(sentence: string): QuantityKind[] {
   const kinds = new Set<QuantityKind>();
   const folded = fold(sentence);
   if (/\p{Sc}\s?\d|\d\s?\p{Sc}|\bfree\b/u.test(folded)) kinds.add('money');
+  // A place: a capitalised word past the first that names a country or city ("We deliver to Denmark…").
+  const words = sentence.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+  if (words.slice(1).some((word) => /^\p{Lu}\p{Ll}+$/u.test(word) && placeOf(word) !== null)) kinds.add('place');
   const tokens = folded.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
   tokens.forEach((token, index) => {
     if (CURRENCIES.has(token) && (/^\d/.test(tokens[index - 1] ?? '') || /^\d/.test(tokens[index + 1] ?? ''))) {
@@ -334,13 +339,19 @@ function typoCorrections(token: string, vocabulary: Vocabulary): string[] {
 const MIN_ENGLISH_TYPO = 6;
 
 /** The content terms that `words` (related to a question word whose own stem is `own`) carry it to. */
-function carry(words: string[], own: string, vocabulary: Vocabulary): { alternatives: string[]; weak: string[] } {
+function carry(
+  token: string,
+  words: string[],
+  own: string,
+  vocabulary: Vocabulary,
+): { alternatives: string[]; weak: string[] } {
   const strong = new Set<string>();
   const weak = new Set<string>();
+  const derived = derivedWords(token);
   for (const word of words) {
     const term = stem(word);
     if (term === own || !vocabulary.terms.has(term)) continue;
-    if (senseCount(word) > MAX_STRONG_SENSES) weak.add(term);
+    if (!derived.has(word) && senseCount(word) > MAX_STRONG_SENSES) weak.add(term);
     else strong.add(term);
   }
   for (const term of strong) weak.delete(term);
@@ -432,7 +443,7 @@ export function analyzeQuestion(text: string, vocabulary: Vocabulary): QueryTerm
         ? 'campaign'
         : PRODUCT_WORDS.has(own)
           ? 'product'
-          : LISTING_FILLER.has(own) || (token.length > 2 && unitKind(token) === 'time')
+          : LISTING_FILLER.has(own) || (token.length > 2 && unitKind(token) === 'time' && !isProperNoun(token))
             ? 'filler'
             : 'topic';
     // "How long / heavy / often…" asks for an amount: the adjective points at the attribute ("heavy" →
@@ -446,7 +457,7 @@ export function analyzeQuestion(text: string, vocabulary: Vocabulary): QueryTerm
     if (knownIn(vocabulary, own)) {
       // A word the content uses stands for itself, and for the words of its most frequent sense that the
       // content also uses ("delivery" where one answer says "we deliver", "price" where one says "costs").
-      const carried = carry([...firstSenseWords(token), ...(SUPPLEMENT[own] ?? [])], own, vocabulary);
+      const carried = carry(token, [...firstSenseWords(token), ...(SUPPLEMENT[own] ?? [])], own, vocabulary);
       const optional = optionalRole || (madeOf && own === 'made');
       push({
         word: token,
@@ -464,6 +475,7 @@ export function analyzeQuestion(text: string, vocabulary: Vocabulary): QueryTerm
     // anything else is most likely a typo of a word the brand uses.
     const english = isEnglishWord(token);
     let { alternatives, weak } = carry(
+      token,
       english ? [...relatedWords(token), ...(SUPPLEMENT[own] ?? [])] : [],
       own,
       vocabulary,

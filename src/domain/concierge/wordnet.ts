@@ -290,6 +290,11 @@ export function relatedWords(word: string, senses = MAX_SENSES): string[] {
 
 /** The related words (see `relatedWords`) of one listed form of a word, from its first `senses` senses. */
 function relatedOf(form: { lemma: string; pos: Pos; offsets: number[] }, senses: number): string[] {
+  return [...linksOf(form, senses, true)];
+}
+
+/** Words one derivation or attribute link away ("delivery" → "deliver", "heavy" → "weight"). */
+function linksOf(form: { lemma: string; pos: Pos; offsets: number[] }, senses: number, synonyms: boolean): Set<string> {
   const related = new Set<string>();
   const addAll = (synset: Synset) => {
     for (const lemma of synset.words) {
@@ -300,7 +305,7 @@ function relatedOf(form: { lemma: string; pos: Pos; offsets: number[] }, senses:
   // Senses are listed most frequent first; the rare ones ("return" as a tennis stroke) only add noise.
   for (const offset of form.offsets.slice(0, senses)) {
     const synset = readSynset(offset, form.pos);
-    addAll(synset);
+    if (synonyms) addAll(synset);
     for (const pointer of synset.pointers) {
       if (pointer.symbol === '=') {
         addAll(readSynset(pointer.offset, pointer.pos));
@@ -320,15 +325,37 @@ function relatedOf(form: { lemma: string; pos: Pos; offsets: number[] }, senses:
       }
     }
   }
-  return [...related];
+  return related;
 }
 
-/** What a unit word after a number measures, by its most frequent noun sense: "days" → time, "kg" → measure. */
-export function unitKind(word: string): 'time' | 'measure' | null {
+const derivedCache = new Map<string, Set<string>>();
+
+/**
+ * The words `word` is derived from or to, or names the attribute of: the same root or the same measure, so
+ * as good evidence as the word itself however many senses they have ("delivery" → "deliver").
+ */
+export function derivedWords(word: string): Set<string> {
+  let derived = derivedCache.get(word);
+  if (!derived) {
+    derived = new Set(baseForms(word).flatMap((form) => [...linksOf(form, MAX_SENSES, false)]));
+    derivedCache.set(word, derived);
+  }
+  return derived;
+}
+
+/**
+ * What a unit word measures, by its most frequent noun sense ("days" → time, "kg" → measure), or by any of
+ * its first `senses` senses (a question's "time" is a span of time in its third).
+ */
+export function unitKind(word: string, senses = 1): 'time' | 'measure' | null {
   const noun = baseForms(word).find((form) => form.pos === 'noun');
   if (!noun) return null;
-  const lexFile = readSynset(noun.offsets[0]!, 'noun').lexFile;
-  return lexFile === LEX_TIME ? 'time' : lexFile === LEX_QUANTITY ? 'measure' : null;
+  for (const offset of noun.offsets.slice(0, senses)) {
+    const lexFile = readSynset(offset, 'noun').lexFile;
+    if (lexFile === LEX_TIME) return 'time';
+    if (lexFile === LEX_QUANTITY) return 'measure';
+  }
+  return null;
 }
 
 /**
