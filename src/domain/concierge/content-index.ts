@@ -21,15 +21,7 @@ import { cleanText, fitLength, looksLikeInstruction, sentencesOf } from '../crea
 import { formatPrice } from '../products/price.ts';
 import type { PublicProduct } from '../publishing/site-snapshot.ts';
 import { pageTitleFromPath, sitePaths, type PublishedSite } from '../../public/brand-site/site-model.ts';
-import {
-  allowsFuzzy,
-  allowsPrefix,
-  buildVocabulary,
-  processTerm,
-  tokenize,
-  termsOf,
-  type Vocabulary,
-} from './terms.ts';
+import { allowsPrefix, buildVocabulary, processTerm, tokenize, termsOf, type Vocabulary } from './terms.ts';
 
 export type PassageKind = 'profile' | 'faq' | 'campaign' | 'product' | 'page';
 
@@ -269,12 +261,15 @@ export function passagesOf(site: PublishedSite): PassageEntry[] {
   return out;
 }
 
-/** The search options every query uses: the same term processing as indexing, prefix and typos sparingly. */
+/**
+ * The search options every query uses: the same term processing as indexing, prefixes sparingly. No fuzzy
+ * matching: typos are corrected to the brand's words before the search, and only in words that are no English
+ * words ("jaket"), so "weather" never finds "leather".
+ */
 export const SEARCH_DEFAULTS = {
   boost: FIELD_BOOST,
   prefix: (term: string) => allowsPrefix(term),
-  fuzzy: (term: string) => (allowsFuzzy(term) ? 1 : false),
-  maxFuzzy: 1,
+  fuzzy: false,
   combineWith: 'OR' as const,
 };
 

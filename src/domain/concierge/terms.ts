@@ -141,11 +141,6 @@ export function allowsPrefix(term: string): boolean {
   return term.length >= 4 && !/\d/.test(term);
 }
 
-/** One typo is forgiven in long words only: "linnen" finds "linen", "wol" does not find "wool". */
-export function allowsFuzzy(term: string): boolean {
-  return term.length >= 6 && !/\d/.test(term);
-}
-
 /** Edit distance (adjacent transpositions count one) when at most `max`, else `max + 1`. */
 export function editDistance(a: string, b: string, max: number): number {
   if (Math.abs(a.length - b.length) > max) return max + 1;
@@ -170,11 +165,9 @@ export function editDistance(a: string, b: string, max: number): number {
   return Math.min(previous[b.length]!, max + 1);
 }
 
-/** Whether a query term matches a content term the way the search does (exact, prefix, one typo). */
+/** Whether a query term matches a content term the way the search does (exactly or as a prefix). */
 export function termMatches(queryTerm: string, contentTerm: string): boolean {
-  if (queryTerm === contentTerm) return true;
-  if (allowsPrefix(queryTerm) && contentTerm.startsWith(queryTerm)) return true;
-  return allowsFuzzy(queryTerm) && editDistance(queryTerm, contentTerm, 1) <= 1;
+  return queryTerm === contentTerm || (allowsPrefix(queryTerm) && contentTerm.startsWith(queryTerm));
 }
 
 /** The words a brand's content uses, for reading questions against (built once per content index). */
@@ -332,12 +325,6 @@ function typoCorrections(token: string, vocabulary: Vocabulary): string[] {
   return best <= max ? found : [];
 }
 
-/**
- * A word that is English but not the brand's is taken for a typo only when long ("dinning" → "dining"): short
- * English words are one letter from too many others ("made" → "Kade").
- */
-const MIN_ENGLISH_TYPO = 6;
-
 /** The content terms that `words` (related to a question word whose own stem is `own`) carry it to. */
 function carry(
   token: string,
@@ -358,25 +345,33 @@ function carry(
   return { alternatives: [...strong, ...weak], weak: [...weak] };
 }
 
+/** The country names and the larger places of the place a phrase names; null when it names none. */
+function placeNames(phrase: string, ordinary: boolean): { names: string[]; larger: string[] } | null {
+  const place = placeOf(phrase, { englishOnly: ordinary });
+  if (place && !(ordinary && place.via !== 'country')) {
+    return {
+      names: place.names.filter((name) => !name.includes(' ')),
+      larger: place.names.flatMap((name) => holonymsOf(name.replace(/ /g, '_'))),
+    };
+  }
+  const lemma = phrase.replace(/ /g, '_');
+  if (ordinary || !isProperNoun(lemma)) return null;
+  // A place the city list does not have under this name ("Antwerp"): where WordNet puts it, its country as
+  // strong evidence as the city list's.
+  const holonyms = holonymsOf(lemma);
+  if (holonyms.length === 0) return null;
+  const names = holonyms.filter((name) => placeOf(name, { englishOnly: true })?.via === 'country');
+  return { names, larger: holonyms.filter((name) => !names.includes(name)) };
+}
+
 /** The place a phrase names, as query alternatives found in the content; null when it names no place. */
 function placeTerm(phrase: string, vocabulary: Vocabulary): QueryTerm | null {
   const single = !phrase.includes(' ');
   // An ordinary English word ("nice", "reading") is a place only as an English country name ("turkey").
   const ordinary = single && isEnglishWord(phrase) && !isProperNoun(phrase);
-  const place = placeOf(phrase, { englishOnly: ordinary });
-  let names: string[] = [];
-  let larger: string[] = [];
-  if (place && !(ordinary && place.via !== 'country')) {
-    names = place.names.filter((name) => !name.includes(' '));
-    larger = place.names.flatMap((name) => holonymsOf(name.replace(/ /g, '_')));
-  } else if (!ordinary && isProperNoun(phrase.replace(/ /g, '_'))) {
-    // A place the city list does not have under this name ("Antwerp"): where WordNet puts it, its country
-    // as strong evidence as the city list's.
-    const holonyms = holonymsOf(phrase.replace(/ /g, '_'));
-    names = holonyms.filter((name) => placeOf(name, { englishOnly: true })?.via === 'country');
-    larger = holonyms.filter((name) => !names.includes(name));
-    if (holonyms.length === 0) return null;
-  } else return null;
+  const found = placeNames(phrase, ordinary);
+  if (!found) return null;
+  const { names, larger } = found;
   const own = phrase
     .split(' ')
     .filter((token) => !isStopWord(token))
@@ -471,8 +466,7 @@ export function analyzeQuestion(text: string, vocabulary: Vocabulary): QueryTerm
       });
       continue;
     }
-    // An English word is carried over by meaning, or failing that taken for a typo ("dinning" → "dining");
-    // anything else is most likely a typo of a word the brand uses.
+    // An English word is carried over by meaning.
     const english = isEnglishWord(token);
     let { alternatives, weak } = carry(
       token,
@@ -480,9 +474,11 @@ export function analyzeQuestion(text: string, vocabulary: Vocabulary): QueryTerm
       own,
       vocabulary,
     );
-    if (alternatives.length === 0 && (!english || token.length >= MIN_ENGLISH_TYPO)) {
+    // A word in no dictionary is most likely a typo of one the brand uses ("jaket"); an English word is not
+    // ("weather" is no misspelt "leather").
+    if (!english) {
       alternatives = [...new Set(typoCorrections(token, vocabulary).map(stem))].filter((term) => term !== own);
-      weak = english ? alternatives : [];
+      weak = [];
     }
     const known = alternatives.length > 0;
     const frame = !known && english && !isProperNoun(token) && isFrameNoun(token);
