@@ -57,6 +57,8 @@ export interface ContentIndex {
   search: MiniSearch<IndexedPassage>;
   /** The words the content uses: questions are read against them (see terms.ts). */
   vocabulary: Vocabulary;
+  /** Every term of each passage (title, keywords, sentences), by passage id. */
+  passageTerms: Map<string, Set<string>>;
   /** FAQ questions, then live campaign names: what to offer when a question cannot be answered. */
   faqQuestions: string[];
   campaignNames: { name: string; startsAt: string | null; endsAt: string | null }[];
@@ -303,6 +305,12 @@ export function buildContentIndex(site: PublishedSite): ContentIndex {
     vocabulary: buildVocabulary(
       entries.map(({ passage: value, keywords }) => [value.title, keywords, ...value.sentences]),
       brandName,
+    ),
+    passageTerms: new Map(
+      entries.map(({ passage: value, keywords }) => [
+        value.id,
+        new Set([...termsOf(value.title), ...termsOf(keywords), ...value.sentenceTerms.flat()]),
+      ]),
     ),
     greeting: admitSentences([site.snapshot.brand.concierge.greeting], { keepAddresses: true }).join(' '),
     escalation: admitSentences([site.snapshot.brand.concierge.escalation], { keepAddresses: true }).join(' '),

@@ -86,6 +86,10 @@ const FAQ_SENTENCES = 3;
 const CONTEXT_SENTENCE_WEIGHT = 0.1;
 /** Optional words of the question ("material", "weight") and a number for "how much/long…" pick sentences. */
 const HINT_SENTENCE_WEIGHT = 0.5;
+/** Terms in more than this share of a large site's passages are checked on the results, not searched. */
+const COMMON_QUERY_SHARE = 0.1;
+/** A site this many passages large: a small one is searched whole, it costs nothing. */
+const LARGE_SITE = 200;
 /** Search weight of the optional words. */
 const HINT_WEIGHT = 0.4;
 /** The sentence that states the kind of amount a question asks for counts like a word of the question. */
@@ -327,7 +331,15 @@ function attempt(index: ContentIndex, text: string, previous: string[], now: Dat
       weights.set(alternative, position === 0 ? 1 : Math.max(weights.get(alternative) ?? 0, ALTERNATIVE_WEIGHT)),
     );
   }
-  const results = index.search.search([...weights.keys()].join(' '), {
+  // Terms in a large share of the passages ("price" on every product page) rank little and make the search
+  // walk most of the site: they are left out of the search and checked on the passages it finds instead.
+  const everyTerm = [...weights.keys()];
+  const common = (term: string) =>
+    (vocabulary.terms.get(term) ?? 0) > vocabulary.documents * COMMON_QUERY_SHARE && vocabulary.documents >= LARGE_SITE;
+  const rare = everyTerm.filter((term) => !common(term));
+  const searched = rare.length > 0 ? rare : everyTerm;
+  const checked = everyTerm.filter((term) => !searched.includes(term));
+  const results = index.search.search(searched.join(' '), {
     ...SEARCH_DEFAULTS,
     tokenize: (query) => query.split(' '),
     processTerm: (term) => term,
@@ -340,13 +352,14 @@ function attempt(index: ContentIndex, text: string, previous: string[], now: Dat
 
   const all = results.map((result) => {
     const matched = new Set(result.queryTerms);
+    const terms = index.passageTerms.get(result.id as string);
+    for (const term of checked) if (terms?.has(term)) matched.add(term);
     const passage = index.passages.get(result.id as string)!;
     const coveredTerms = primary.filter((term) => term.alternatives.some((alternative) => matched.has(alternative)));
-    const statesAmount = passage.sentences.some((sentence) => statesAsked(sentence, read.quantity));
     return {
       passage,
       score: result.score,
-      statesAmount,
+      statesAmount: false,
       covered: coveredTerms.length,
       evidence: isEvidence(index, read, matched),
       usesContext: context.some((term) => term.alternatives.some((alternative) => matched.has(alternative))),
@@ -365,6 +378,12 @@ function attempt(index: ContentIndex, text: string, previous: string[], now: Dat
   if (candidates.length === 0) {
     const near = all.filter((candidate) => candidate.covered > 0).map((candidate) => candidate.passage);
     return dontKnow(index, near, now, false);
+  }
+  // Only for the passages that may answer: the search can return most of the site.
+  if (read.quantity.length > 0) {
+    for (const candidate of candidates) {
+      candidate.statesAmount = candidate.passage.sentences.some((sentence) => statesAsked(sentence, read.quantity));
+    }
   }
 
   // The earlier topic's own passages first for a follow-up; then the ones that state the amount asked for
