@@ -21,6 +21,7 @@ import {
   holonymsOf,
   isCommonWord,
   isEnglishWord,
+  isAttributeNoun,
   isFrameNoun,
   isProperNoun,
   relatedWords,
@@ -227,9 +228,12 @@ export function quantityKinds(text: string): QuantityKind[] {
   if (/\bhow (?:long|big|large|heavy|light|wide|tall|high|far|deep|many)\b|\bweigh/.test(folded)) kinds.add('measure');
   if (/\bhow much\b|\bcosts?\b|\bprices?\b|\bfees?\b|\bcharges?\b/.test(folded)) kinds.add('money');
   if (/\bwhere\b/.test(folded)) kinds.add('place');
-  // "delivery time?", "how many days": a word for a span of time asks for one.
-  if (tokenize(text).some((token) => token.length > 2 && !STOP_WORDS.has(token) && unitKind(token, 3) === 'time')) {
-    kinds.add('time');
+  // "delivery time?", "how many days": a word for a span of time asks for one; "the range of the e-bike",
+  // "its weight": a measurable attribute asks for a measure.
+  for (const token of tokenize(text)) {
+    if (token.length <= 2 || STOP_WORDS.has(token)) continue;
+    if (unitKind(token, 3) === 'time') kinds.add('time');
+    if (isAttributeNoun(token)) kinds.add('measure');
   }
   return [...kinds];
 }

@@ -254,6 +254,7 @@ const firstSenseCache = new Map<string, string[]>();
  */
 const FRAME_LEX_FILES = new Set([3, 7, 9, 10, 11, 12, 16, 23, 24, 25, 26, 28]);
 const LEX_TIME = 28;
+const LEX_ATTRIBUTE = 7;
 const LEX_QUANTITY = 23;
 
 /** Whether WordNet knows `word` (lower case) in any part of speech, directly or by a regular base form. */
@@ -377,6 +378,12 @@ export function firstSenseWords(word: string): string[] {
   out.splice(0, out.length, ...out.filter((value) => value !== word));
   firstSenseCache.set(word, out);
   return out;
+}
+
+/** Whether `word` names, in its most frequent noun sense, a measurable attribute ("range", "weight", "width"). */
+export function isAttributeNoun(word: string): boolean {
+  const noun = baseForms(word).find((form) => form.pos === 'noun');
+  return !!noun && readSynset(noun.offsets[0]!, 'noun').lexFile === LEX_ATTRIBUTE;
 }
 
 /** Whether `word` is, in its most frequent sense, a noun that names a frame rather than a thing (see above). */
