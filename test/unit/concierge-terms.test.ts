@@ -7,7 +7,13 @@
 import type { BrandView } from '../../src/domain/brand/brand.service.ts';
 import { createConciergeService } from '../../src/domain/concierge/concierge.service.ts';
 import { placeOf } from '../../src/domain/concierge/places.ts';
-import { analyzeQuestion, buildVocabulary, statedQuantities, termsOf } from '../../src/domain/concierge/terms.ts';
+import {
+  analyzeQuestion,
+  buildVocabulary,
+  quantityKinds,
+  statedQuantities,
+  termsOf,
+} from '../../src/domain/concierge/terms.ts';
 import { holonymsOf, isProperNoun, relatedWords } from '../../src/domain/concierge/wordnet.ts';
 import { publicSnapshot } from '../../src/domain/publishing/site-snapshot.ts';
 import type { PublishedSite } from '../../src/public/brand-site/site-model.ts';
@@ -27,7 +33,10 @@ const FAQ = [
 
 let version = 1;
 
-function site(campaigns: { name: string; slug: string; startsAt: string | null; endsAt: string | null }[]) {
+function site(
+  campaigns: { name: string; slug: string; startsAt: string | null; endsAt: string | null }[],
+  changes: { faq?: typeof FAQ; jacket?: { description: string; attributes: Record<string, string> } } = {},
+) {
   const jacket = {
     id: 'prod_jacket',
     title: 'Tind Shell Jacket',
@@ -41,6 +50,7 @@ function site(campaigns: { name: string; slug: string; startsAt: string | null; 
     sku: null,
     untrusted: false,
     updatedAt: STAMP,
+    ...changes.jacket,
   };
   const brand: Pick<BrandView, 'profile' | 'concierge'> = {
     profile: {
@@ -51,7 +61,12 @@ function site(campaigns: { name: string; slug: string; startsAt: string | null; 
       contactEmail: 'hello@fjell.example',
       sameAs: [],
     },
-    concierge: { enabled: true, greeting: 'Hei!', faq: FAQ, escalation: 'Write to hello@fjell.example.' },
+    concierge: {
+      enabled: true,
+      greeting: 'Hei!',
+      faq: changes.faq ?? FAQ,
+      escalation: 'Write to hello@fjell.example.',
+    },
   };
   const snapshot = publicSnapshot({
     workspace: { id: 'ws_fjell', name: 'Fjell', slug: 'fjell' },
@@ -135,6 +150,16 @@ describe('words', () => {
     expect(statedQuantities('Standard shipping costs 9 EUR per order.')).toContain('money');
     expect(statedQuantities('We ship to Norway.')).not.toContain('time');
   });
+
+  it('reads "how much" before a noun as an amount of that thing, not as a price', () => {
+    const vocabulary = buildVocabulary([['The shelf carries a load of 25 kg.'], ['The shelf costs 189 EUR.']], 'Ask');
+    const words = (question: string) => analyzeQuestion(question, vocabulary).map((term) => term.word);
+    expect(words('How much weight can the shelf hold?')).not.toContain('price');
+    expect(words('How much weight can the shelf hold?')).toContain('weight');
+    expect(quantityKinds('How much weight can the shelf hold?')).toEqual(['measure']);
+    expect(words('How much is the shelf?')).toContain('price');
+    expect(quantityKinds('How much does the shelf cost?')).toContain('money');
+  });
 });
 
 describe('answers', () => {
@@ -181,6 +206,20 @@ describe('answers', () => {
     expect(quiet.answered).toBe(false);
     const products = await ask(fjell, 'Which products does Fjell sell?');
     expect(products.answer).toContain('Tind Shell Jacket costs €289.00.');
+  });
+
+  it('prefers the passage with every topic over one that states the amount asked for but misses a topic', async () => {
+    const hood = site([LAUNCH], {
+      faq: [...FAQ, { question: 'How long do jackets last?', answer: 'Our jackets last 10 years or more.' }],
+      jacket: {
+        description: 'A three-layer shell of recycled nylon with a long hood that fits over a helmet.',
+        attributes: { Material: 'Recycled nylon' },
+      },
+    });
+    const reply = await ask(hood, 'How long is the Tind jacket?');
+    expect(reply.answered).toBe(true);
+    expect(reply.answer).toContain('fits over a helmet');
+    expect(reply.answer).not.toContain('10 years');
   });
 
   it('still refuses what the content does not cover, and injected instructions', async () => {

@@ -386,18 +386,20 @@ function attempt(index: ContentIndex, text: string, previous: string[], now: Dat
     }
   }
 
-  // The earlier topic's own passages first for a follow-up; then the ones that state the amount asked for
-  // (of two FAQ entries about delivery to Norway, the one with "3 to 5 working days" answers "how long");
-  // then the most topics, then relevance.
+  // The most topics first: a passage that names everything asked about beats one that misses a topic but
+  // states some amount ("How big is the Stroom battery?" is the Stroom's "625 Wh", not the FAQ's range).
+  // Then the earlier topic's own passages for a follow-up; then the ones that state the amount asked for (of
+  // two FAQ entries about delivery to Norway, the one with "3 to 5 working days" answers "how long"); then
+  // relevance.
   const rank = (candidate: Candidate) =>
     (pointsBack && candidate.usesContext ? 2 : 0) + (candidate.statesAmount ? 1 : 0);
-  candidates.sort((a, b) => rank(b) - rank(a) || b.covered - a.covered || b.score - a.score);
+  candidates.sort((a, b) => b.covered - a.covered || rank(b) - rank(a) || b.score - a.score);
   const best = candidates[0]!;
   const chosen = candidates
     .filter(
       (candidate) =>
-        rank(candidate) === rank(best) &&
         candidate.covered === best.covered &&
+        rank(candidate) === rank(best) &&
         candidate.score >= best.score * RELATIVE_SCORE_FLOOR,
     )
     .slice(0, MAX_PASSAGES);

@@ -97,10 +97,25 @@ export function fold(text: string): string {
     .replace(/[æøœßłđþð]/g, (letter) => LETTERS[letter]!);
 }
 
-/** Raw lower-case tokens, before stop words and stemming; "how much" is read as a price question. */
+/**
+ * "How much is / does / for…" asks for a price; "how much weight / caffeine…" asks for an amount of the thing
+ * named next, which is then the topic (the word after "much" is no stop word).
+ */
+function readHowMuch(folded: string): string {
+  return folded.replace(/\bhow much\b/g, (match, offset: number) => {
+    const next = /^\s+(\p{L}+)/u.exec(folded.slice(offset + match.length))?.[1];
+    return next !== undefined && !STOP_WORDS.has(next) ? ' ' : ' price ';
+  });
+}
+
+/** Whether a question asks "how much" of a thing ("how much weight…") rather than what something costs. */
+function asksAmountOf(folded: string): boolean {
+  return [...folded.matchAll(/\bhow much\s+(\p{L}+)/gu)].some((match) => !STOP_WORDS.has(match[1]!));
+}
+
+/** Raw lower-case tokens, before stop words and stemming; "how much is…" is read as a price question. */
 export function tokenize(text: string): string[] {
-  return fold(text)
-    .replace(/\bhow much\b/g, ' price ')
+  return readHowMuch(fold(text))
     .replace(/['’]s\b/g, '')
     .split(/[^\p{L}\p{N}]+/u)
     .filter(Boolean);
@@ -226,7 +241,10 @@ export function quantityKinds(text: string): QuantityKind[] {
   const kinds = new Set<QuantityKind>();
   if (/\bhow (?:long|soon|fast|quickly|often)\b|\bwhen\b/.test(folded)) kinds.add('time');
   if (/\bhow (?:long|big|large|heavy|light|wide|tall|high|far|deep|many)\b|\bweigh/.test(folded)) kinds.add('measure');
-  if (/\bhow much\b|\bcosts?\b|\bprices?\b|\bfees?\b|\bcharges?\b/.test(folded)) kinds.add('money');
+  if (asksAmountOf(folded)) kinds.add('measure');
+  if (/\bcosts?\b|\bprices?\b|\bfees?\b|\bcharges?\b/.test(folded) || readHowMuch(folded).includes(' price ')) {
+    kinds.add('money');
+  }
   if (/\bwhere\b/.test(folded)) kinds.add('place');
   // "delivery time?", "how many days": a word for a span of time asks for one; "the range of the e-bike",
   // "its weight": a measurable attribute asks for a measure.
