@@ -151,6 +151,30 @@ describe('words', () => {
     expect(statedQuantities('We ship to Norway.')).not.toContain('time');
   });
 
+  it('reads two words WordNet lists as one by the collocation, and an unnamed kind of thing by what it is', () => {
+    const vocabulary = buildVocabulary(
+      [
+        ['Chairs arrive fully assembled.'],
+        ['Furniture is carried into the room of your choice.'],
+        ['Lift it with one hand.'],
+      ],
+      'Ask',
+    );
+    const [sofa, together] = analyzeQuestion('Is the sofa easy to put together?', vocabulary).filter(
+      (term) => term.word !== 'easy',
+    );
+    expect(sofa!.word).toBe('sofa');
+    expect(together).toMatchObject({ word: 'put_together', known: true });
+    expect(together!.alternatives).toContain(termsOf('assembled')[0]);
+    const room = analyzeQuestion('living room', vocabulary);
+    expect(room).toHaveLength(1);
+    expect(room[0]).toMatchObject({ word: 'living_room', known: true, weak: ['room'] });
+    // "second hand" is one lemma the content never uses, not the "hand" it lifts with.
+    expect(analyzeQuestion('second-hand', vocabulary)).toEqual([
+      expect.objectContaining({ word: 'second_hand', known: false }),
+    ]);
+  });
+
   it('reads "how much" before a noun as an amount of that thing, not as a price', () => {
     const vocabulary = buildVocabulary([['The shelf carries a load of 25 kg.'], ['The shelf costs 189 EUR.']], 'Ask');
     const words = (question: string) => analyzeQuestion(question, vocabulary).map((term) => term.word);

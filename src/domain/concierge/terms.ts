@@ -16,9 +16,11 @@
 import { stemmer } from 'stemmer';
 import { placeOf } from './places.ts';
 import {
+  collocationOf,
   derivedWords,
   firstSenseWords,
   holonymsOf,
+  hypernymsOf,
   isCommonWord,
   isEnglishWord,
   isAttributeNoun,
@@ -450,9 +452,23 @@ export function analyzeQuestion(text: string, vocabulary: Vocabulary): QueryTerm
       i += consumed;
       continue;
     }
-    const token = tokens[i]!;
+    let token = tokens[i]!;
     i += 1;
     if (isStopWord(token)) continue;
+    // Two words WordNet lists as one ("put together", "trade in") when the content does not use them both
+    // as words of their own: read by the collocation's meaning ("assemble"), not by each word's.
+    const next = tokens[i];
+    if (
+      next !== undefined &&
+      !/\d/.test(token + next) &&
+      !(vocabulary.words.has(token) && vocabulary.words.has(next))
+    ) {
+      const lemma = collocationOf(token, next);
+      if (lemma) {
+        token = lemma;
+        i += 1;
+      }
+    }
     const own = stem(token);
     const role: QueryTerm['role'] = vocabulary.brandTerms.has(own)
       ? 'brand'
@@ -501,6 +517,13 @@ export function analyzeQuestion(text: string, vocabulary: Vocabulary): QueryTerm
     if (!english) {
       alternatives = [...new Set(typoCorrections(token, vocabulary).map(stem))].filter((term) => term !== own);
       weak = [];
+    }
+    // A kind of thing the content does not name, by the thing it is a kind of that the content does ("living
+    // room" → room): weak evidence, another topic of the question must be found as itself.
+    // A frame noun ("time", "policy") stays optional instead: what it is a kind of is vaguer still.
+    if (english && alternatives.length === 0 && !isFrameNoun(token)) {
+      alternatives = carry(token, hypernymsOf(token), own, vocabulary).alternatives;
+      weak = [...alternatives];
     }
     const known = alternatives.length > 0;
     const frame = !known && english && !isProperNoun(token) && isFrameNoun(token);

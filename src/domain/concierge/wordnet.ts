@@ -267,6 +267,44 @@ export function isEnglishWord(word: string): boolean {
   return known;
 }
 
+/**
+ * The WordNet lemma two adjacent words make together, if any: "put together" → put_together (assemble),
+ * "trade in" → trade_in, "second hand" → secondhand, "tumble dryer" → tumble-dryer. A collocation means
+ * something neither word does alone, so it is read as one word before either is.
+ */
+export function collocationOf(first: string, second: string): string | null {
+  for (const lemma of [`${first}_${second}`, `${first}-${second}`, `${first}${second}`]) {
+    if (POS.some((pos) => lookupIndex(lemma, pos) !== null)) return lemma;
+  }
+  return null;
+}
+
+const hypernymCache = new Map<string, string[]>();
+
+/**
+ * What `word` is a kind of, one step up from its most frequent noun sense: "living_room" → room, "timber" →
+ * building material. A question about a kind of thing the content does not name is about the thing the
+ * content does name ("carried into the room of your choice" answers "into my living room").
+ */
+export function hypernymsOf(word: string): string[] {
+  const cached = hypernymCache.get(word);
+  if (cached) return cached;
+  const out = new Set<string>();
+  const noun = baseForms(word).find((form) => form.pos === 'noun');
+  if (noun) {
+    for (const pointer of readSynset(noun.offsets[0]!, 'noun').pointers) {
+      if (pointer.symbol !== '@') continue;
+      for (const lemma of readSynset(pointer.offset, 'noun').words) {
+        const value = plain(lemma);
+        if (value) out.add(value);
+      }
+    }
+  }
+  const result = [...out];
+  hypernymCache.set(word, result);
+  return result;
+}
+
 /** Whether `word` is a verb, adjective or adverb (directly or by base form): an ordinary word, not a name. */
 export function isCommonWord(word: string): boolean {
   return baseForms(word).some((form) => form.pos !== 'noun');
