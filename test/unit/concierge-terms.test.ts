@@ -149,6 +149,17 @@ describe('words', () => {
     expect(statedQuantities('Weight: 420 g.')).toContain('measure');
     expect(statedQuantities('Standard shipping costs 9 EUR per order.')).toContain('money');
     expect(statedQuantities('We ship to Norway.')).not.toContain('time');
+    // Named days are times too, without a number.
+    expect(statedQuantities('We roast every Tuesday and Friday.')).toContain('time');
+    expect(statedQuantities('Roasted in Berlin.')).not.toContain('time');
+  });
+
+  it('reads a time word that acts on a noun phrase as the topic, not as filler', () => {
+    const vocabulary = buildVocabulary([['You can pause or cancel your subscription.'], ['Every 4 weeks.']], 'Rost');
+    const [pause] = analyzeQuestion('How can I pause my subscription?', vocabulary);
+    expect(pause).toMatchObject({ word: 'pause', role: 'topic', optional: false });
+    const [weeks] = analyzeQuestion('weeks between bags', vocabulary);
+    expect(weeks).toMatchObject({ word: 'weeks', role: 'filler', optional: true });
   });
 
   it('reads two words WordNet lists as one by the collocation, and an unnamed kind of thing by what it is', () => {

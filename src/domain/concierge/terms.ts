@@ -60,6 +60,12 @@ const STOP_WORDS = new Set(
     .split(' '),
 );
 
+/**
+ * Words that open a noun phrase: a word right before one acts on it ("pause my subscription"), so it is a verb
+ * and the topic even when its noun names a span of time ("a pause").
+ */
+const DETERMINERS = new Set(['my', 'your', 'our', 'the', 'a', 'an', 'this', 'that', 'these', 'those', 'his', 'her']);
+
 /** Words whose presence makes a question lean on an earlier turn ("is it washable?"). */
 const REFERRING_WORDS = new Set(['it', 'its', 'they', 'them', 'their', 'this', 'that', 'these', 'those', 'one']);
 
@@ -259,6 +265,10 @@ export function quantityKinds(text: string): QuantityKind[] {
   return [...kinds];
 }
 
+function isNamedTime(word: string): boolean {
+  return word.length > 2 && isProperNoun(word) && unitKind(word) === 'time';
+}
+
 const amountCache = new Map<string, QuantityKind[]>();
 
 /**
@@ -274,6 +284,8 @@ export function statedQuantities(sentence: string): QuantityKind[] {
   // A place: a capitalised word past the first that names a country or city ("We deliver to Denmark…").
   const words = sentence.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
   if (words.slice(1).some((word) => /^\p{Lu}\p{Ll}+$/u.test(word) && placeOf(word) !== null)) kinds.add('place');
+  // A named time: a capitalised word WordNet files as a time and only as a name ("every Tuesday and Friday").
+  if (words.some((word) => /^\p{Lu}\p{Ll}+$/u.test(word) && isNamedTime(word.toLowerCase()))) kinds.add('time');
   const tokens = folded.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
   tokens.forEach((token, index) => {
     if (CURRENCIES.has(token) && (/^\d/.test(tokens[index - 1] ?? '') || /^\d/.test(tokens[index + 1] ?? ''))) {
@@ -490,7 +502,11 @@ export function analyzeQuestion(text: string, vocabulary: Vocabulary): QueryTerm
         ? 'campaign'
         : PRODUCT_WORDS.has(own)
           ? 'product'
-          : LISTING_FILLER.has(own) || (token.length > 2 && unitKind(token) === 'time' && !isProperNoun(token))
+          : LISTING_FILLER.has(own) ||
+              (token.length > 2 &&
+                unitKind(token) === 'time' &&
+                !isProperNoun(token) &&
+                !DETERMINERS.has(tokens[i] ?? ''))
             ? 'filler'
             : 'topic';
     // "How long / heavy / often…" asks for an amount: the adjective points at the attribute ("heavy" →
