@@ -155,11 +155,18 @@ describe('words', () => {
   });
 
   it('reads a time word that acts on a noun phrase as the topic, not as filler', () => {
-    const vocabulary = buildVocabulary([['You can pause or cancel your subscription.'], ['Every 4 weeks.']], 'Rost');
+    const vocabulary = buildVocabulary(
+      [['Subscriptions', 'You can pause or cancel your subscription.', 'Bags come every 4 weeks, in winter too.']],
+      'Rost',
+    );
     const [pause] = analyzeQuestion('How can I pause my subscription?', vocabulary);
     expect(pause).toMatchObject({ word: 'pause', role: 'topic', optional: false });
     const [weeks] = analyzeQuestion('weeks between bags', vocabulary);
     expect(weeks).toMatchObject({ word: 'weeks', role: 'filler', optional: true });
+    // A time in the name of something the brand offers names it.
+    const named = buildVocabulary([['Winter Service Check', 'Lights and brakes checked for 25 EUR.']], 'Spaak');
+    expect(analyzeQuestion('winter check', named)[0]).toMatchObject({ word: 'winter', role: 'topic', optional: false });
+    expect(analyzeQuestion('winter check', vocabulary)[0]).toMatchObject({ word: 'winter', role: 'filler' });
   });
 
   it('reads two words WordNet lists as one by the collocation, and an unnamed kind of thing by what it is', () => {

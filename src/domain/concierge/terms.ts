@@ -205,12 +205,15 @@ export interface Vocabulary {
   words: Set<string>;
   /** The terms of the brand's name: the whole site is about the brand, so they narrow nothing. */
   brandTerms: Set<string>;
+  /** The terms of the passages' titles (the first text of each): the names of what the brand offers. */
+  titleTerms: Set<string>;
 }
 
 /** The vocabulary of a set of passages, each given as its texts (title, keywords, sentences). */
 export function buildVocabulary(documents: string[][], brandName: string): Vocabulary {
   const terms = new Map<string, number>();
   const words = new Set<string>();
+  const titleTerms = new Set(documents.flatMap((texts) => termsOf(texts[0] ?? '')));
   for (const texts of documents) {
     const seen = new Set<string>();
     for (const text of texts) {
@@ -222,7 +225,7 @@ export function buildVocabulary(documents: string[][], brandName: string): Vocab
     }
     for (const term of seen) terms.set(term, (terms.get(term) ?? 0) + 1);
   }
-  return { terms, documents: documents.length, words, brandTerms: new Set(termsOf(brandName)) };
+  return { terms, documents: documents.length, words, brandTerms: new Set(termsOf(brandName)), titleTerms };
 }
 
 /**
@@ -506,7 +509,9 @@ export function analyzeQuestion(text: string, vocabulary: Vocabulary): QueryTerm
               (token.length > 2 &&
                 unitKind(token) === 'time' &&
                 !isProperNoun(token) &&
-                !DETERMINERS.has(tokens[i] ?? ''))
+                !DETERMINERS.has(tokens[i] ?? '') &&
+                // A time in the name of something the brand offers ("Winter Service Check") names it.
+                !vocabulary.titleTerms.has(own))
             ? 'filler'
             : 'topic';
     // "How long / heavy / often…" asks for an amount: the adjective points at the attribute ("heavy" →
