@@ -273,6 +273,23 @@ describe('answers', () => {
     expect(reply.answer).not.toContain('10 years');
   });
 
+  it('counts a word for the kind of amount asked as found where the passage states such an amount', async () => {
+    const packed = site([LAUNCH], {
+      jacket: { description: 'A three-layer shell of recycled nylon.', attributes: { Packed: '420 g' } },
+    });
+    const reply = await ask(packed, 'What is the weight of the jacket?');
+    expect(reply.answered).toBe(true);
+    expect(reply.answer).toContain('420 g');
+    // "weight" is a word of the content (another page), so the question needs it; the pocket's load has it.
+    const pockets = site([LAUNCH], {
+      faq: [...FAQ, { question: 'Are your shells light?', answer: 'Each product page gives the weight of the shell.' }],
+      jacket: { description: 'A shell jacket with two deep pockets.', attributes: { Load: '2 kg per pocket' } },
+    });
+    const load = await ask(pockets, 'How much weight can the jacket pockets hold?');
+    expect(load.answered).toBe(true);
+    expect(load.answer).toContain('2 kg per pocket');
+  });
+
   it('still refuses what the content does not cover, and injected instructions', async () => {
     for (const question of [
       'Do you sell laptops?',

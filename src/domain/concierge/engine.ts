@@ -99,6 +99,12 @@ function statesAsked(sentence: string, asked: QuantityKind[]): boolean {
   return asked.length > 0 && statedQuantities(sentence).some((kind) => asked.includes(kind));
 }
 
+/** Whether a passage states the kind of amount a question word names ("price" → "35 EUR"). */
+function statesNamedAmount(term: QueryTerm, passage: Passage): boolean {
+  const kind = term.amount;
+  return kind !== undefined && passage.sentences.some((sentence) => statedQuantities(sentence).includes(kind));
+}
+
 /** Topic terms a passage must contain out of `n` in the question: most of them, and all of one or two. */
 export function requiredMatches(n: number): number {
   return n <= 2 ? n : Math.ceil(n * 0.6);
@@ -261,14 +267,21 @@ interface ReadQuestion {
  * topic found only as a larger place ("Oslo" → Scandinavia) counts half, and at least one topic must be found
  * as itself or a close synonym, not only through synonyms of many senses ("job" → "line", "repeat" → "double").
  */
-function isEvidence(index: ContentIndex, read: ReadQuestion, matched: Set<string>): boolean {
+function isEvidence(index: ContentIndex, read: ReadQuestion, matched: Set<string>, passage: Passage): boolean {
   const { primary } = read;
   let found = 0;
   let direct = false;
   const covered: QueryTerm[] = [];
   for (const term of primary) {
     const hits = term.alternatives.filter((alternative) => matched.has(alternative));
-    if (hits.length === 0) continue;
+    if (hits.length === 0) {
+      // "How much weight…" is answered by "Load: 25 kg": the amount is the word's meaning.
+      if (statesNamedAmount(term, passage)) {
+        covered.push(term);
+        found += 1;
+      }
+      continue;
+    }
     covered.push(term);
     const regional = hits.every((alternative) => term.regions.includes(alternative));
     found += regional ? 0.5 : 1;
@@ -355,13 +368,15 @@ function attempt(index: ContentIndex, text: string, previous: string[], now: Dat
     const terms = index.passageTerms.get(result.id as string);
     for (const term of checked) if (terms?.has(term)) matched.add(term);
     const passage = index.passages.get(result.id as string)!;
-    const coveredTerms = primary.filter((term) => term.alternatives.some((alternative) => matched.has(alternative)));
+    const coveredTerms = primary.filter(
+      (term) => term.alternatives.some((alternative) => matched.has(alternative)) || statesNamedAmount(term, passage),
+    );
     return {
       passage,
       score: result.score,
       statesAmount: false,
       covered: coveredTerms.length,
-      evidence: isEvidence(index, read, matched),
+      evidence: isEvidence(index, read, matched, passage),
       usesContext: context.some((term) => term.alternatives.some((alternative) => matched.has(alternative))),
     };
   });

@@ -334,6 +334,17 @@ export interface QueryTerm {
    */
   optional: boolean;
   role: 'topic' | 'brand' | 'campaign' | 'product' | 'filler';
+  /**
+   * The word names the kind of amount asked for ("price", "cost", "weight"): a passage stating such an amount
+   * ("for 35 EUR", "Load: 25 kg") has it, whether or not it repeats the word.
+   */
+  amount?: QuantityKind;
+}
+
+/** The kind of amount a question word names: a price word, or a measurable attribute ("weight", "width"). */
+function amountNamed(token: string): QuantityKind | undefined {
+  if (/^(?:price|cost|fee|charge)s?$/.test(token)) return 'money';
+  return isAttributeNoun(token) ? 'measure' : undefined;
 }
 
 /** Whether a query term is found among a text's terms (any of its alternatives, as the search matches). */
@@ -528,6 +539,7 @@ export function analyzeQuestion(text: string, vocabulary: Vocabulary): QueryTerm
       const carried = carry(token, [...firstSenseWords(token), ...(SUPPLEMENT[own] ?? [])], own, vocabulary);
       const optional = optionalRole || (madeOf && own === 'made');
       push({
+        amount: amountNamed(token),
         word: token,
         alternatives: [own, ...carried.alternatives],
         weak: carried.weak,
@@ -567,6 +579,7 @@ export function analyzeQuestion(text: string, vocabulary: Vocabulary): QueryTerm
     const known = alternatives.length > 0;
     const frame = !known && english && !isProperNoun(token) && isFrameNoun(token);
     push({
+      amount: amountNamed(token),
       word: token,
       alternatives: [own, ...alternatives],
       weak,
