@@ -99,10 +99,17 @@ function statesAsked(sentence: string, asked: QuantityKind[]): boolean {
   return asked.length > 0 && statedQuantities(sentence).some((kind) => asked.includes(kind));
 }
 
-/** Whether a passage states the kind of amount a question word names ("price" → "35 EUR"). */
-function statesNamedAmount(term: QueryTerm, passage: Passage): boolean {
+/**
+ * Whether a passage states the kind of amount a question word names ("price" → "35 EUR"), when the question
+ * asks for that kind ("how much weight…", not "weight limits in the returns policy?").
+ */
+function statesNamedAmount(term: QueryTerm, passage: Passage, asked: QuantityKind[]): boolean {
   const kind = term.amount;
-  return kind !== undefined && passage.sentences.some((sentence) => statedQuantities(sentence).includes(kind));
+  return (
+    kind !== undefined &&
+    asked.includes(kind) &&
+    passage.sentences.some((sentence) => statedQuantities(sentence).includes(kind))
+  );
 }
 
 /** Topic terms a passage must contain out of `n` in the question: most of them, and all of one or two. */
@@ -276,7 +283,7 @@ function isEvidence(index: ContentIndex, read: ReadQuestion, matched: Set<string
     const hits = term.alternatives.filter((alternative) => matched.has(alternative));
     if (hits.length === 0) {
       // "How much weight…" is answered by "Load: 25 kg": the amount is the word's meaning.
-      if (statesNamedAmount(term, passage)) {
+      if (statesNamedAmount(term, passage, read.quantity)) {
         covered.push(term);
         found += 1;
       }
@@ -369,7 +376,9 @@ function attempt(index: ContentIndex, text: string, previous: string[], now: Dat
     for (const term of checked) if (terms?.has(term)) matched.add(term);
     const passage = index.passages.get(result.id as string)!;
     const coveredTerms = primary.filter(
-      (term) => term.alternatives.some((alternative) => matched.has(alternative)) || statesNamedAmount(term, passage),
+      (term) =>
+        term.alternatives.some((alternative) => matched.has(alternative)) ||
+        statesNamedAmount(term, passage, read.quantity),
     );
     return {
       passage,
