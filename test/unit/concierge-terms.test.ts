@@ -167,6 +167,10 @@ describe('words', () => {
     const named = buildVocabulary([['Winter Service Check', 'Lights and brakes checked for 25 EUR.']], 'Spaak');
     expect(analyzeQuestion('winter check', named)[0]).toMatchObject({ word: 'winter', role: 'topic', optional: false });
     expect(analyzeQuestion('winter check', vocabulary)[0]).toMatchObject({ word: 'winter', role: 'filler' });
+    // …and asks for no date.
+    const advent = buildVocabulary([['Advent Roasts', 'Three limited winter coffees.']], 'Rost');
+    expect(quantityKinds('What are the Advent Roasts?', advent)).not.toContain('time');
+    expect(quantityKinds('Do you deliver during Advent?', vocabulary)).toContain('time');
   });
 
   it('reads two words WordNet lists as one by the collocation, and an unnamed kind of thing by what it is', () => {

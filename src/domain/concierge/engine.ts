@@ -341,7 +341,7 @@ function attempt(index: ContentIndex, text: string, previous: string[], now: Dat
   if (primary.some((term) => !term.known && term.mustKnow)) {
     return dontKnow(index, [], now, false);
   }
-  const read: ReadQuestion = { primary, context, hints, quantity: quantityKinds(text), borrowed };
+  const read: ReadQuestion = { primary, context, hints, quantity: quantityKinds(text, vocabulary), borrowed };
 
   const weights = new Map<string, number>();
   for (const term of hints) for (const alternative of term.alternatives) weights.set(alternative, HINT_WEIGHT);

@@ -248,7 +248,7 @@ const CURRENCIES = new Set(Intl.supportedValuesOf('currency').map((code) => code
  * What amount a question asks for, if any: a duration ("how long does delivery take", "how soon", "when"),
  * a measure ("how heavy / big / wide"), a price ("how much", "cost"). "How long" may be either of the first two.
  */
-export function quantityKinds(text: string): QuantityKind[] {
+export function quantityKinds(text: string, vocabulary?: Vocabulary): QuantityKind[] {
   const folded = fold(text);
   const kinds = new Set<QuantityKind>();
   if (/\bhow (?:long|soon|fast|quickly|often)\b|\bwhen\b/.test(folded)) kinds.add('time');
@@ -259,9 +259,10 @@ export function quantityKinds(text: string): QuantityKind[] {
   }
   if (/\bwhere\b/.test(folded)) kinds.add('place');
   // "delivery time?", "how many days": a word for a span of time asks for one; "the range of the e-bike",
-  // "its weight": a measurable attribute asks for a measure.
+  // "its weight": a measurable attribute asks for a measure. A word in the name of something the brand offers
+  // names that ("What are the Advent Roasts?" asks for no date).
   for (const token of tokenize(text)) {
-    if (token.length <= 2 || STOP_WORDS.has(token)) continue;
+    if (token.length <= 2 || STOP_WORDS.has(token) || vocabulary?.titleTerms.has(stem(token))) continue;
     if (unitKind(token, 3) === 'time') kinds.add('time');
     if (isAttributeNoun(token)) kinds.add('measure');
   }
