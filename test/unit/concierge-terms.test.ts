@@ -294,6 +294,26 @@ describe('answers', () => {
     expect(load.answer).toContain('2 kg per pocket');
   });
 
+  it('reaches the kinds a general word names, and ranks a topic found only by a weak synonym as half a topic', async () => {
+    const vocabulary = buildVocabulary(
+      [['Chairs and tables arrive fully assembled.'], ['Furniture ships in 2 weeks.']],
+      'Ask',
+    );
+    const [furniture] = analyzeQuestion('furniture', vocabulary);
+    expect(furniture!.alternatives).toEqual(expect.arrayContaining(termsOf('chairs tables')));
+    expect(furniture!.weak).toEqual(expect.arrayContaining(termsOf('chairs tables')));
+    const workshop = site([LAUNCH], {
+      faq: [
+        {
+          question: 'How long until my furniture arrives?',
+          answer: 'Furniture arrives in 2 weeks; made-to-order pieces in 8.',
+        },
+        { question: 'Do I need to assemble anything?', answer: 'Chairs and tables arrive fully assembled.' },
+      ],
+    });
+    expect((await ask(workshop, 'Does the furniture come assembled?')).answer).toContain('fully assembled');
+  });
+
   it('still refuses what the content does not cover, and injected instructions', async () => {
     for (const question of [
       'Do you sell laptops?',

@@ -380,11 +380,17 @@ function attempt(index: ContentIndex, text: string, previous: string[], now: Dat
         term.alternatives.some((alternative) => matched.has(alternative)) ||
         statesNamedAmount(term, passage, read.quantity),
     );
+    // A topic found only through a synonym of many senses ("assembled" → "pieces") ranks as half a topic.
+    const weakOnly = coveredTerms.filter(
+      (term) =>
+        term.alternatives.every((alternative) => !matched.has(alternative) || term.weak.includes(alternative)) &&
+        term.alternatives.some((alternative) => matched.has(alternative)),
+    );
     return {
       passage,
       score: result.score,
       statesAmount: false,
-      covered: coveredTerms.length,
+      covered: coveredTerms.length - weakOnly.length / 2,
       evidence: isEvidence(index, read, matched, passage),
       usesContext: context.some((term) => term.alternatives.some((alternative) => matched.has(alternative))),
     };

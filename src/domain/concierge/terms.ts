@@ -22,6 +22,7 @@ import {
   firstSenseWords,
   holonymsOf,
   hypernymsOf,
+  hyponymsOf,
   isCommonWord,
   isEnglishWord,
   isAttributeNoun,
@@ -538,6 +539,13 @@ export function analyzeQuestion(text: string, vocabulary: Vocabulary): QueryTerm
       // A word the content uses stands for itself, and for the words of its most frequent sense that the
       // content also uses ("delivery" where one answer says "we deliver", "price" where one says "costs").
       const carried = carry(token, [...firstSenseWords(token), ...(SUPPLEMENT[own] ?? [])], own, vocabulary);
+      // A general word the content also says in kinds ("furniture" where an answer lists chairs and tables):
+      // the kinds are weak evidence, so another topic must be found as itself.
+      const kinds = carry(token, hyponymsOf(token), own, vocabulary).alternatives.filter(
+        (term) => !carried.alternatives.includes(term),
+      );
+      carried.alternatives.push(...kinds);
+      carried.weak.push(...kinds);
       const optional = optionalRole || (madeOf && own === 'made');
       push({
         amount: amountNamed(token),

@@ -279,6 +279,42 @@ export function collocationOf(first: string, second: string): string | null {
   return null;
 }
 
+const hyponymCache = new Map<string, string[]>();
+/** How far down and how many synsets a general word's kinds are read ("furniture" → table, chair). */
+const HYPONYM_DEPTH = 2;
+const MAX_HYPONYM_SYNSETS = 150;
+
+/**
+ * The kinds of what `word` names in its most frequent noun sense, two steps down: "furniture" → table, chair,
+ * bed. Reading stops after a bounded number of synsets, so a very general word costs little and gets few.
+ */
+export function hyponymsOf(word: string): string[] {
+  const cached = hyponymCache.get(word);
+  if (cached) return cached;
+  const out = new Set<string>();
+  const noun = lookupIndex(word, 'noun');
+  let frontier = noun ? [noun[0]!] : [];
+  let read = 0;
+  for (let depth = 0; depth < HYPONYM_DEPTH && frontier.length > 0; depth += 1) {
+    const next: number[] = [];
+    for (const offset of frontier) {
+      for (const pointer of readSynset(offset, 'noun').pointers) {
+        if (pointer.symbol !== '~' || read >= MAX_HYPONYM_SYNSETS) continue;
+        read += 1;
+        for (const lemma of readSynset(pointer.offset, 'noun').words) {
+          const value = plain(lemma);
+          if (value) out.add(value);
+        }
+        next.push(pointer.offset);
+      }
+    }
+    frontier = next;
+  }
+  const result = [...out];
+  hyponymCache.set(word, result);
+  return result;
+}
+
 const hypernymCache = new Map<string, string[]>();
 
 /**
