@@ -152,6 +152,10 @@ describe('words', () => {
     // Named days are times too, without a number.
     expect(statedQuantities('We roast every Tuesday and Friday.')).toContain('time');
     expect(statedQuantities('Roasted in Berlin.')).not.toContain('time');
+    // A material is a word WordNet files as a substance; "made of" asks for one.
+    expect(statedQuantities('Frame: Chromoly steel.')).toContain('material');
+    expect(statedQuantities('Measure your inside leg for the frame size.')).not.toContain('material');
+    expect(quantityKinds('What is the frame made of?')).toContain('material');
   });
 
   it('reads a time word that acts on a noun phrase as the topic, not as filler', () => {

@@ -28,6 +28,7 @@ import {
   isAttributeNoun,
   isFrameNoun,
   isProperNoun,
+  isSubstance,
   relatedWords,
   senseCount,
   unitKind,
@@ -240,7 +241,7 @@ export function isCommonTerm(vocabulary: Vocabulary, term: QueryTerm): boolean {
   return vocabulary.documents >= 5 && most >= vocabulary.documents * COMMON_SHARE;
 }
 
-export type QuantityKind = 'time' | 'measure' | 'money' | 'place';
+export type QuantityKind = 'time' | 'measure' | 'money' | 'place' | 'material';
 
 /** ISO 4217 codes as written next to an amount ("9 EUR", "NOK 990"), from the runtime's own list. */
 const CURRENCIES = new Set(Intl.supportedValuesOf('currency').map((code) => code.toLowerCase()));
@@ -259,6 +260,7 @@ export function quantityKinds(text: string, vocabulary?: Vocabulary): QuantityKi
     kinds.add('money');
   }
   if (/\bwhere\b/.test(folded)) kinds.add('place');
+  if (/\bmade (?:of|from|out of|with)\b|\bmaterials?\b/.test(folded)) kinds.add('material');
   // "delivery time?", "how many days": a word for a span of time asks for one; "the range of the e-bike",
   // "its weight": a measurable attribute asks for a measure. A word in the name of something the brand offers
   // names that ("What are the Advent Roasts?" asks for no date).
@@ -292,6 +294,10 @@ export function statedQuantities(sentence: string): QuantityKind[] {
   // A named time: a capitalised word WordNet files as a time and only as a name ("every Tuesday and Friday").
   if (words.some((word) => /^\p{Lu}\p{Ll}+$/u.test(word) && isNamedTime(word.toLowerCase()))) kinds.add('time');
   const tokens = folded.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+  // A material: a word WordNet files as a substance ("Frame: Chromoly steel", "solid oak").
+  if (tokens.some((token) => token.length > 2 && !/\d/.test(token) && !STOP_WORDS.has(token) && isSubstance(token))) {
+    kinds.add('material');
+  }
   tokens.forEach((token, index) => {
     if (CURRENCIES.has(token) && (/^\d/.test(tokens[index - 1] ?? '') || /^\d/.test(tokens[index + 1] ?? ''))) {
       kinds.add('money');

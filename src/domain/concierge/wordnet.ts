@@ -256,6 +256,7 @@ const FRAME_LEX_FILES = new Set([3, 7, 9, 10, 11, 12, 16, 23, 24, 25, 26, 28]);
 const LEX_TIME = 28;
 const LEX_ATTRIBUTE = 7;
 const LEX_QUANTITY = 23;
+const LEX_SUBSTANCE = 27;
 
 /** Whether WordNet knows `word` (lower case) in any part of speech, directly or by a regular base form. */
 export function isEnglishWord(word: string): boolean {
@@ -458,6 +459,12 @@ export function firstSenseWords(word: string): string[] {
 export function isAttributeNoun(word: string): boolean {
   const noun = baseForms(word).find((form) => form.pos === 'noun');
   return !!noun && readSynset(noun.offsets[0]!, 'noun').lexFile === LEX_ATTRIBUTE;
+}
+
+/** Whether `word` names, in its most frequent noun sense, a substance ("steel", "oak", "wool", "nylon"). */
+export function isSubstance(word: string): boolean {
+  const noun = baseForms(word).find((form) => form.pos === 'noun');
+  return !!noun && readSynset(noun.offsets[0]!, 'noun').lexFile === LEX_SUBSTANCE;
 }
 
 /** Whether `word` is, in its most frequent sense, a noun that names a frame rather than a thing (see above). */
