@@ -318,6 +318,24 @@ describe('answers', () => {
     expect((await ask(workshop, 'Does the furniture come assembled?')).answer).toContain('fully assembled');
   });
 
+  it('on a large site, finds the passages with common topics when only weak synonyms of them are rare', async () => {
+    const seasons = ['Spring', 'Summer', 'Autumn', 'Winter'];
+    const materials = ['denim', 'silk', 'linen', 'wool', 'glass'];
+    const many = Array.from({ length: 240 }, (_, index) => ({
+      name: `${seasons[index % 4]} ${materials[Math.floor(index / 4) % 5]} collection ${index}`,
+      slug: `c${index}`,
+      startsAt: null,
+      endsAt: null,
+    }));
+    // "batch" is a kind of collection (WordNet) and rare here; "spring", "denim" and "collection" are common.
+    const large = site(many, {
+      faq: [...FAQ, { question: 'Are your mugs handmade?', answer: 'Every mug is thrown by hand in a small batch.' }],
+    });
+    const reply = await ask(large, 'Tell me about the Spring denim collection');
+    // (The jacket, featured by every campaign, carries their names too: it may answer as well.)
+    expect(reply.answered).toBe(true);
+  });
+
   it('still refuses what the content does not cover, and injected instructions', async () => {
     for (const question of [
       'Do you sell laptops?',

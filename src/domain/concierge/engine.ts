@@ -356,7 +356,10 @@ function attempt(index: ContentIndex, text: string, previous: string[], now: Dat
   const everyTerm = [...weights.keys()];
   const common = (term: string) =>
     (vocabulary.terms.get(term) ?? 0) > vocabulary.documents * COMMON_QUERY_SHARE && vocabulary.documents >= LARGE_SITE;
-  const rare = everyTerm.filter((term) => !common(term));
+  // Weak alternatives never answer alone (see `isEvidence`), so they are checked too: searched for alone, they
+  // would crowd out the passages that have the topics themselves ("collection" → "batch", "mound").
+  const weak = new Set(primary.flatMap((term) => term.weak));
+  const rare = everyTerm.filter((term) => !common(term) && !weak.has(term));
   const searched = rare.length > 0 ? rare : everyTerm;
   const checked = everyTerm.filter((term) => !searched.includes(term));
   const results = index.search.search(searched.join(' '), {
