@@ -34,7 +34,7 @@ const FAQ = [
 let version = 1;
 
 function site(
-  campaigns: { name: string; slug: string; startsAt: string | null; endsAt: string | null }[],
+  campaigns: { name: string; slug: string; startsAt: string | null; endsAt: string | null; summary?: string }[],
   changes: { faq?: typeof FAQ; jacket?: { description: string; attributes: Record<string, string> } } = {},
 ) {
   const jacket = {
@@ -334,6 +334,13 @@ describe('answers', () => {
     const reply = await ask(large, 'Tell me about the Spring denim collection');
     // (The jacket, featured by every campaign, carries their names too: it may answer as well.)
     expect(reply.answered).toBe(true);
+  });
+
+  it('answers a question for an offer from a campaign before the product it features', async () => {
+    const halfPrice = site([{ ...LAUNCH, summary: 'A second Tind jacket at half price until December.' }]);
+    const reply = await ask(halfPrice, "What's the offer on jackets?");
+    expect(reply.answer).toContain('half price');
+    expect(reply.answer).not.toContain('costs €289.00');
   });
 
   it('still refuses what the content does not cover, and injected instructions', async () => {

@@ -424,8 +424,12 @@ function attempt(index: ContentIndex, text: string, previous: string[], now: Dat
   // Then the earlier topic's own passages for a follow-up; then the ones that state the amount asked for (of
   // two FAQ entries about delivery to Norway, the one with "3 to 5 working days" answers "how long"); then
   // relevance.
+  // A question asking for an offer ("What's the offer on chairs?") is about a campaign (or an FAQ answer on
+  // discounts) before the product itself.
   const rank = (candidate: Candidate) =>
-    (pointsBack && candidate.usesContext ? 2 : 0) + (candidate.statesAmount ? 1 : 0);
+    (pointsBack && candidate.usesContext ? 4 : 0) +
+    (campaignWords && candidate.passage.kind !== 'product' ? 2 : 0) +
+    (candidate.statesAmount ? 1 : 0);
   candidates.sort((a, b) => b.covered - a.covered || rank(b) - rank(a) || b.score - a.score);
   const best = candidates[0]!;
   const chosen = candidates
