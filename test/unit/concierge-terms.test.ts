@@ -210,6 +210,14 @@ describe('words', () => {
     expect(analyzeQuestion('children', seat)[0]!.alternatives).toContain(termsOf('child')[0]);
   });
 
+  it('reads a number the content does not state as known when it lies in a range the content states', () => {
+    const vocabulary = buildVocabulary([['Tables', 'Any length from 160 to 300 cm.']], 'Ask');
+    const [length] = analyzeQuestion('240 cm', vocabulary);
+    expect(length).toMatchObject({ word: '240', known: true });
+    expect(length!.alternatives).toEqual(['240', '160', '300']);
+    expect(analyzeQuestion('400 cm', vocabulary)[0]).toMatchObject({ word: '400', known: false, mustKnow: true });
+  });
+
   it('reads "how much" before a noun as an amount of that thing, not as a price', () => {
     const vocabulary = buildVocabulary([['The shelf carries a load of 25 kg.'], ['The shelf costs 189 EUR.']], 'Ask');
     const words = (question: string) => analyzeQuestion(question, vocabulary).map((term) => term.word);

@@ -209,6 +209,23 @@ export interface Vocabulary {
   brandTerms: Set<string>;
   /** The terms of the passages' titles (the first text of each): the names of what the brand offers. */
   titleTerms: Set<string>;
+  /** Ranges the content states ("from 160 to 300 cm", "3 to 5 working days"), with their ends as terms. */
+  ranges: { low: number; high: number; terms: string[] }[];
+}
+
+/** "160 to 300", "3-5", "1 – 3": a range of whole numbers as written in the content. */
+const RANGE = /(?<![\d.,])(\d+)\s*(?:to|-|–)\s*(\d+)(?![\d.,])/g;
+
+function rangesOf(texts: string[]): Vocabulary['ranges'] {
+  const out: Vocabulary['ranges'] = [];
+  for (const text of texts) {
+    for (const match of text.matchAll(RANGE)) {
+      const low = Number(match[1]);
+      const high = Number(match[2]);
+      if (low < high) out.push({ low, high, terms: [match[1]!, match[2]!] });
+    }
+  }
+  return out;
 }
 
 /** The vocabulary of a set of passages, each given as its texts (title, keywords, sentences). */
@@ -227,7 +244,14 @@ export function buildVocabulary(documents: string[][], brandName: string): Vocab
     }
     for (const term of seen) terms.set(term, (terms.get(term) ?? 0) + 1);
   }
-  return { terms, documents: documents.length, words, brandTerms: new Set(termsOf(brandName)), titleTerms };
+  return {
+    terms,
+    documents: documents.length,
+    words,
+    brandTerms: new Set(termsOf(brandName)),
+    titleTerms,
+    ranges: rangesOf(documents.flat()),
+  };
 }
 
 /**
@@ -537,8 +561,17 @@ export function analyzeQuestion(text: string, vocabulary: Vocabulary): QueryTerm
     // "weight") but the answer may well not repeat it ("3 to 5 working days").
     const optionalRole = role !== 'topic' || tokens[i - 2] === 'how';
     if (/\d/.test(token)) {
-      const known = knownIn(vocabulary, own);
-      push({ word: token, alternatives: [own], weak: [], regions: [], known, mustKnow: true, optional: false, role });
+      // A number the content does not state may lie in a range it does ("a 240 cm table" in "any length from
+      // 160 to 300 cm"): the range's ends stand for it.
+      const value = /^\d+$/.test(token) ? Number(token) : NaN;
+      const within = knownIn(vocabulary, own)
+        ? []
+        : vocabulary.ranges
+            .filter((range) => range.low <= value && value <= range.high)
+            .flatMap((range) => range.terms);
+      const alternatives = [own, ...new Set(within)];
+      const known = alternatives.length > 1 || knownIn(vocabulary, own);
+      push({ word: token, alternatives, weak: [], regions: [], known, mustKnow: true, optional: false, role });
       continue;
     }
     if (knownIn(vocabulary, own)) {
