@@ -344,6 +344,16 @@ describe('answers', () => {
     expect(reply.answered).toBe(true);
   });
 
+  it('answers "how big" with the attribute labelled as a measure before measures the description gives', async () => {
+    const sized = site([LAUNCH], {
+      jacket: {
+        description: 'A shell with a 5 cm collar. Its hood is 30 cm deep.',
+        attributes: { Dimensions: '70 × 55 cm laid flat' },
+      },
+    });
+    expect((await ask(sized, 'How big is the Tind jacket?')).answer).toContain('Dimensions: 70 × 55 cm');
+  });
+
   it('answers a question for an offer from a campaign before the product it features', async () => {
     const halfPrice = site([{ ...LAUNCH, summary: 'A second Tind jacket at half price until December.' }]);
     const reply = await ask(halfPrice, "What's the offer on jackets?");

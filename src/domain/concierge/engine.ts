@@ -25,6 +25,7 @@ import {
   termsOf,
   type QueryTerm,
 } from './terms.ts';
+import { isAttributeNoun } from './wordnet.ts';
 
 export interface ConciergeQuestion {
   /** The visitor's question, trimmed, at most 500 characters. */
@@ -112,6 +113,17 @@ function statesNamedAmount(term: QueryTerm, passage: Passage, asked: QuantityKin
   );
 }
 
+/**
+ * Whether a sentence is a product attribute labelled with a measurable attribute ("Dimensions: 200 × 90 ×
+ * 74 cm", "Width: 80 cm"): for "how big / heavy…" it is the measure itself, before a description that
+ * happens to give one ("a 4 cm thick top").
+ */
+function namesMeasure(sentence: string): boolean {
+  const label = /^([^:]{1,40}):/.exec(sentence)?.[1];
+  const last = label?.trim().toLowerCase().split(/\s+/).at(-1);
+  return last !== undefined && /^[a-z]+$/.test(last) && isAttributeNoun(last);
+}
+
 /** Topic terms a passage must contain out of `n` in the question: most of them, and all of one or two. */
 export function requiredMatches(n: number): number {
   return n <= 2 ? n : Math.ceil(n * 0.6);
@@ -149,7 +161,8 @@ function quotedSentences(passage: Passage, question: ReadQuestion): string[] {
       SUBJECT_WEIGHT * hits(subject, terms) +
       CONTEXT_SENTENCE_WEIGHT * hits(context, terms) +
       HINT_SENTENCE_WEIGHT * hits(hints, terms) +
-      (statesAsked(passage.sentences[index]!, quantity) ? QUANTITY_SENTENCE_WEIGHT : 0),
+      (statesAsked(passage.sentences[index]!, quantity) ? QUANTITY_SENTENCE_WEIGHT : 0) +
+      (quantity.includes('measure') && namesMeasure(passage.sentences[index]!) ? HINT_SENTENCE_WEIGHT : 0),
   }));
   // An FAQ answer was written as a whole: quote it from the start, and a later sentence that answers the
   // question in place of one that does not.
