@@ -257,6 +257,12 @@ describe('answers', () => {
     expect(new Set([...both.answer.matchAll(/\[(\d+)\]/g)].map((match) => match[1])).size).toBe(2);
   });
 
+  it('answers a part that only asks for an amount about the earlier part, with the passage stating it', async () => {
+    const reply = await ask(fjell, 'What does shipping to Norway cost and how long does it take?');
+    expect(reply.answer).toContain('9 EUR');
+    expect(reply.answer).toContain('3 to 5 working days');
+  });
+
   it("answers the agent card's campaign question with the live campaigns only, on any brand", async () => {
     for (const question of [
       'Which campaigns is Fjell running right now?',

@@ -443,7 +443,11 @@ function attempt(index: ContentIndex, text: string, previous: string[], now: Dat
     (pointsBack && candidate.usesContext ? 4 : 0) +
     (campaignWords && candidate.passage.kind !== 'product' ? 2 : 0) +
     (candidate.statesAmount ? 1 : 0);
-  candidates.sort((a, b) => b.covered - a.covered || rank(b) - rank(a) || b.score - a.score);
+  // A follow-up without a topic of its own ("…and how long does it take?") asks for the amount: the earlier
+  // topics only say what about, so the passage stating the amount comes before the one naming more of them.
+  const order = (a: Candidate, b: Candidate) =>
+    read.borrowed ? rank(b) - rank(a) || b.covered - a.covered : b.covered - a.covered || rank(b) - rank(a);
+  candidates.sort((a, b) => order(a, b) || b.score - a.score);
   const best = candidates[0]!;
   const chosen = candidates
     .filter(
@@ -464,13 +468,14 @@ function attempt(index: ContentIndex, text: string, previous: string[], now: Dat
 
 /**
  * The parts of a question that asks two things ("How much is the jacket, and do you ship to Norway?"): split
- * at sentence ends, semicolons, commas and "and"/"also"/"plus", keeping only parts that have a topic.
+ * at sentence ends, semicolons, commas and "and"/"also"/"plus", keeping only parts that have a topic or ask
+ * for an amount ("…and how long does it take?", about the earlier part's topic).
  */
 function clausesOf(text: string): string[] {
   return text
     .split(/[?!;]+|\.\s+|,|\s+(?:and|also|plus|as well as)\s+/i)
     .map((part) => part.trim())
-    .filter((part) => termsOf(part).length > 0);
+    .filter((part) => termsOf(part).length > 0 || quantityKinds(part).length > 0);
 }
 
 /** Answers from one content index. Pure given the index and `now`. */
