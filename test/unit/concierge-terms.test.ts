@@ -263,6 +263,21 @@ describe('answers', () => {
     expect(reply.answer).toContain('3 to 5 working days');
   });
 
+  it('answers "how much does it cost?" about the earlier part from the passage stating its price', async () => {
+    const shop = site([LAUNCH], {
+      faq: [
+        { question: 'Do you deliver jackets?', answer: 'We deliver jackets to your door for 9 EUR within 3 days.' },
+        {
+          question: 'What does a repair cost?',
+          answer: 'A repair costs 30 EUR; jackets bought here are repaired free.',
+        },
+      ],
+    });
+    const reply = await ask(shop, 'How long until a jacket is delivered and how much does it cost?');
+    expect(reply.answer).toContain('9 EUR');
+    expect(reply.answer).not.toContain('30 EUR');
+  });
+
   it("answers the agent card's campaign question with the live campaigns only, on any brand", async () => {
     for (const question of [
       'Which campaigns is Fjell running right now?',

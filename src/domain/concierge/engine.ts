@@ -136,6 +136,8 @@ interface Candidate {
   statesAmount: boolean;
   covered: number;
   usesContext: boolean;
+  /** How many of the earlier turns' topics it has. */
+  contextHits: number;
 }
 
 /** How many of the query terms occur among a text's terms (any alternative: exactly, as a prefix, one typo). */
@@ -299,6 +301,8 @@ function isEvidence(index: ContentIndex, read: ReadQuestion, matched: Set<string
       if (statesNamedAmount(term, passage, read.quantity)) {
         covered.push(term);
         found += 1;
+        // The amount asked for, stated: as good as the word ("how much does it cost?" → "for 35 EUR").
+        direct = true;
       }
       continue;
     }
@@ -409,6 +413,7 @@ function attempt(index: ContentIndex, text: string, previous: string[], now: Dat
       covered: coveredTerms.length - weakOnly.length / 2,
       evidence: isEvidence(index, read, matched, passage),
       usesContext: context.some((term) => term.alternatives.some((alternative) => matched.has(alternative))),
+      contextHits: context.filter((term) => term.alternatives.some((alternative) => matched.has(alternative))).length,
     };
   });
   let candidates: Candidate[] = all.filter((candidate) => candidate.evidence);
@@ -440,7 +445,9 @@ function attempt(index: ContentIndex, text: string, previous: string[], now: Dat
   // A question asking for an offer ("What's the offer on chairs?") is about a campaign (or an FAQ answer on
   // discounts) before the product itself.
   const rank = (candidate: Candidate) =>
-    (pointsBack && candidate.usesContext ? 4 : 0) +
+    // Of the earlier topic's passages, the one with more of it ("how much does it cost?" after "how long until
+    // a bike is delivered": the delivery answer, not the service one that also mentions bikes).
+    (pointsBack ? 4 * candidate.contextHits : 0) +
     (campaignWords && candidate.passage.kind !== 'product' ? 2 : 0) +
     (candidate.statesAmount ? 1 : 0);
   // A follow-up without a topic of its own ("…and how long does it take?") asks for the amount: the earlier
