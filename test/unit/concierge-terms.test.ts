@@ -278,6 +278,12 @@ describe('answers', () => {
     expect(reply.answer).not.toContain('30 EUR');
   });
 
+  it('answers "…and what do I get?" with the earlier subject\'s lead', async () => {
+    const reply = await ask(fjell, 'How much is the Tind jacket and what do I get?');
+    expect(reply.answer).toContain('€289.00');
+    expect(reply.answer).toContain('A three-layer shell of recycled nylon.');
+  });
+
   it("answers the agent card's campaign question with the live campaigns only, on any brand", async () => {
     for (const question of [
       'Which campaigns is Fjell running right now?',

@@ -180,7 +180,11 @@ function quotedSentences(passage: Passage, question: ReadQuestion): string[] {
   }
   const best = Math.max(...scored.map((entry) => entry.score));
   // A question that only names the subject ("tell me about the thermo mug") gets the passage's lead.
-  if (asked.length === 0 && best < HINT_SENTENCE_WEIGHT) return passage.sentences.slice(0, LEAD_SENTENCES);
+  // So does a follow-up asking nothing in particular about the earlier subject ("…and what do I get?").
+  const aboutSubject = question.borrowed && hints.length === 0 && quantity.length === 0;
+  if (asked.length === 0 && (best < HINT_SENTENCE_WEIGHT || aboutSubject)) {
+    return passage.sentences.slice(0, LEAD_SENTENCES);
+  }
   if (best <= 0) return passage.sentences.slice(0, 1);
   return scored
     .filter((entry) => entry.score > 0 && entry.score >= best * SENTENCE_SCORE_FLOOR)
@@ -475,14 +479,15 @@ function attempt(index: ContentIndex, text: string, previous: string[], now: Dat
 
 /**
  * The parts of a question that asks two things ("How much is the jacket, and do you ship to Norway?"): split
- * at sentence ends, semicolons, commas and "and"/"also"/"plus", keeping only parts that have a topic or ask
- * for an amount ("…and how long does it take?", about the earlier part's topic).
+ * at sentence ends, semicolons, commas and "and"/"also"/"plus", keeping only parts that have a topic, ask
+ * for an amount or ask "what" ("…and how long does it take?", "…and what do I get?": about the earlier part's
+ * topic).
  */
 function clausesOf(text: string): string[] {
   return text
     .split(/[?!;]+|\.\s+|,|\s+(?:and|also|plus|as well as)\s+/i)
     .map((part) => part.trim())
-    .filter((part) => termsOf(part).length > 0 || quantityKinds(part).length > 0);
+    .filter((part) => termsOf(part).length > 0 || quantityKinds(part).length > 0 || /^(?:what|which)\b/i.test(part));
 }
 
 /** Answers from one content index. Pure given the index and `now`. */
