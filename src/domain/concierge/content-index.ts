@@ -21,7 +21,7 @@ import { cleanText, fitLength, looksLikeInstruction, sentencesOf } from '../crea
 import { formatPrice } from '../products/price.ts';
 import type { PublicProduct } from '../publishing/site-snapshot.ts';
 import { pageTitleFromPath, sitePaths, type PublishedSite } from '../../public/brand-site/site-model.ts';
-import { allowsFuzzy, allowsPrefix, processTerm, tokenize, termsOf } from './terms.ts';
+import { allowsPrefix, buildVocabulary, processTerm, tokenize, termsOf, type Vocabulary } from './terms.ts';
 
 export type PassageKind = 'profile' | 'faq' | 'campaign' | 'product' | 'page';
 
@@ -55,6 +55,10 @@ export interface ContentIndex {
   brandName: string;
   passages: Map<string, Passage>;
   search: MiniSearch<IndexedPassage>;
+  /** The words the content uses: questions are read against them (see terms.ts). */
+  vocabulary: Vocabulary;
+  /** Every term of each passage (title, keywords, sentences), by passage id. */
+  passageTerms: Map<string, Set<string>>;
   /** FAQ questions, then live campaign names: what to offer when a question cannot be answered. */
   faqQuestions: string[];
   campaignNames: { name: string; startsAt: string | null; endsAt: string | null }[];
@@ -105,13 +109,17 @@ function admitLine(text: string | null | undefined, max: number): string {
 }
 
 function passage(
-  fields: Omit<Passage, 'sentenceTerms' | 'startsAt' | 'endsAt'> & Partial<Pick<Passage, 'startsAt' | 'endsAt'>>,
+  fields: Omit<Passage, 'sentenceTerms' | 'startsAt' | 'endsAt'> &
+    Partial<Pick<Passage, 'startsAt' | 'endsAt'>> & { extraTerms?: string[][] },
 ): Passage {
+  const { extraTerms, ...rest } = fields;
   return {
     startsAt: null,
     endsAt: null,
-    ...fields,
-    sentenceTerms: fields.sentences.map((sentence) => termsOf(sentence)),
+    ...rest,
+    sentenceTerms: fields.sentences.map((sentence, index) => [
+      ...new Set([...termsOf(sentence), ...(extraTerms?.[index] ?? [])]),
+    ]),
   };
 }
 
@@ -136,8 +144,10 @@ function productEntry(site: PublishedSite, product: PublicProduct, campaignNames
         ...(price ? [`${title} costs ${price}.`] : []),
         ...admitSentences([product.description, ...attributes]),
       ],
+      // The price sentence answers "price" questions as much as "cost" ones, whatever else the content says.
+      extraTerms: price ? [termsOf('price')] : [],
     }),
-    keywords: [product.brand, product.sku, ...campaignNames]
+    keywords: [...(price ? ['price'] : []), product.brand, product.sku, ...campaignNames]
       .map((text) => admitLine(text, 200))
       .filter(Boolean)
       .join(' '),
@@ -189,13 +199,14 @@ export function passagesOf(site: PublishedSite): PassageEntry[] {
   for (const campaign of campaigns) {
     const name = admitLine(campaign.name, 200) || 'Campaign';
     const variants = campaign.variants.filter((variant) => variant.status === 'active');
+    // Written without a verb of its own ("runs" would make the campaign an answer to "range", "race", "course").
     const flight =
       campaign.endsAt && campaign.startsAt
         ? [
-            `${name} runs from ${DATE.format(new Date(campaign.startsAt))} to ${DATE.format(new Date(campaign.endsAt))}.`,
+            `${name} is on from ${DATE.format(new Date(campaign.startsAt))} to ${DATE.format(new Date(campaign.endsAt))}.`,
           ]
         : campaign.endsAt
-          ? [`${name} runs until ${DATE.format(new Date(campaign.endsAt))}.`]
+          ? [`${name} is on until ${DATE.format(new Date(campaign.endsAt))}.`]
           : [];
     out.push({
       passage: passage({
@@ -252,12 +263,15 @@ export function passagesOf(site: PublishedSite): PassageEntry[] {
   return out;
 }
 
-/** The search options every query uses: the same term processing as indexing, prefix and typos sparingly. */
+/**
+ * The search options every query uses: the same term processing as indexing, prefixes sparingly. No fuzzy
+ * matching: typos are corrected to the brand's words before the search, and only in words that are no English
+ * words ("jaket"), so "weather" never finds "leather".
+ */
 export const SEARCH_DEFAULTS = {
   boost: FIELD_BOOST,
   prefix: (term: string) => allowsPrefix(term),
-  fuzzy: (term: string) => (allowsFuzzy(term) ? 1 : false),
-  maxFuzzy: 1,
+  fuzzy: false,
   combineWith: 'OR' as const,
 };
 
@@ -281,12 +295,23 @@ export function buildContentIndex(site: PublishedSite): ContentIndex {
       keywords,
     })),
   );
+  const brandName = passages.get('profile')?.title ?? site.snapshot.workspace.name;
   return {
     workspaceId: site.workspaceId,
     version: site.version,
-    brandName: passages.get('profile')?.title ?? site.snapshot.workspace.name,
+    brandName,
     passages,
     search,
+    vocabulary: buildVocabulary(
+      entries.map(({ passage: value, keywords }) => [value.title, keywords, ...value.sentences]),
+      brandName,
+    ),
+    passageTerms: new Map(
+      entries.map(({ passage: value, keywords }) => [
+        value.id,
+        new Set([...termsOf(value.title), ...termsOf(keywords), ...value.sentenceTerms.flat()]),
+      ]),
+    ),
     greeting: admitSentences([site.snapshot.brand.concierge.greeting], { keepAddresses: true }).join(' '),
     escalation: admitSentences([site.snapshot.brand.concierge.escalation], { keepAddresses: true }).join(' '),
     faqQuestions: entries.filter((entry) => entry.passage.kind === 'faq').map((entry) => entry.passage.title),
