@@ -21,6 +21,7 @@ import {
 } from '../../src/domain/creative/images/contrast.ts';
 import { measureLine } from '../../src/domain/creative/images/fonts.ts';
 import { layoutVariant } from '../../src/domain/creative/studio.ts';
+import { productView } from '../support/views.ts';
 
 const palette = { primary: '#1F3B2D', secondary: '#8FA98C', accent: '#E07A2E', background: '#F4F1EA', text: '#1B1B1B' };
 const base: Composition = {
@@ -222,25 +223,7 @@ describe('variant compositions (studio)', () => {
     version: 1,
     updatedAt: null,
   };
-  const product = {
-    id: 'prd_1',
-    title: 'Tind 3L Shell Jacket',
-    description: null,
-    price: 289,
-    currency: 'EUR',
-    images: [],
-    storedImages: [],
-    imageFailures: [],
-    url: null,
-    brand: null,
-    sku: null,
-    attributes: {},
-    origin: 'manual',
-    sourceUrl: null,
-    untrusted: false,
-    createdAt: '',
-    updatedAt: '',
-  };
+  const product = productView({ id: 'prd_1', title: 'Tind 3L Shell Jacket', price: 289, currency: 'EUR' });
   const request = {
     width: 1280,
     height: 720,

@@ -18,11 +18,11 @@
  */
 import { readFileSync } from 'node:fs';
 import type { BrandView } from '../../src/domain/brand/brand.service.ts';
-import { DEFAULT_BRANDBOOK, DEFAULT_CONCIERGE } from '../../src/domain/brand/brand-defaults.ts';
 import { NETWORK_RULES } from '../../src/domain/channels/network-rules.ts';
 import { createBuiltinCopyEngine } from '../../src/domain/creative/text/builtin-copy-engine.ts';
 import type { CopyDraft } from '../../src/domain/creative/text/copy-engine.ts';
 import type { ProductView } from '../../src/domain/products/products.service.ts';
+import { brandView, productView, type BriefBrand } from '../support/views.ts';
 
 interface Fixture {
   id: string;
@@ -31,14 +31,7 @@ interface Fixture {
   intent: string;
   objective: string | null;
   channels: string[];
-  brand: {
-    displayName: string;
-    tone: string | null;
-    personality: string[];
-    doSay: string[];
-    dontSay: string[];
-    colors: Record<string, string>;
-  };
+  brand: BriefBrand;
   product: {
     title: string;
     description: string | null;
@@ -121,48 +114,10 @@ function graphemes(text: string): number {
   return [...new Intl.Segmenter('en', { granularity: 'grapheme' }).segment(text)].length;
 }
 
-function brandOf(fixture: Fixture): BrandView {
-  return {
-    brandbook: { ...DEFAULT_BRANDBOOK, colors: { ...DEFAULT_BRANDBOOK.colors, ...fixture.brand.colors } },
-    profile: {
-      displayName: fixture.brand.displayName,
-      tagline: null,
-      description: null,
-      website: null,
-      contactEmail: null,
-      sameAs: [],
-    },
-    voice: {
-      tone: fixture.brand.tone,
-      personality: fixture.brand.personality,
-      doSay: fixture.brand.doSay,
-      dontSay: fixture.brand.dontSay,
-      sampleCopy: null,
-    },
-    concierge: DEFAULT_CONCIERGE,
-    version: 1,
-    updatedAt: null,
-  };
-}
+const brandOf = (fixture: Fixture): BrandView => brandView(fixture.brand);
 
-function productOf(fixture: Fixture, index: number): ProductView {
-  const now = new Date(0).toISOString();
-  return {
-    id: `prd_${String(index).padStart(26, '0')}`,
-    ...fixture.product,
-    images: [],
-    storedImages: [],
-    imageFailures: [],
-    url: null,
-    brand: fixture.brand.displayName,
-    sku: null,
-    origin: 'manual',
-    sourceUrl: null,
-    untrusted: false,
-    createdAt: now,
-    updatedAt: now,
-  };
-}
+const productOf = (fixture: Fixture, index: number): ProductView =>
+  productView({ id: `prd_${String(index).padStart(26, '0')}`, ...fixture.product, brand: fixture.brand.displayName });
 
 /** Every text of a variant a person reads, one field per entry. */
 function fieldsOf(draft: CopyDraft): Record<string, string> {

@@ -24,7 +24,6 @@ import vm from 'node:vm';
 import { Resvg } from '@resvg/resvg-js';
 import { colord, extend } from 'colord';
 import a11yPlugin from 'colord/plugins/a11y';
-import { DEFAULT_BRANDBOOK, DEFAULT_CONCIERGE } from '../../src/domain/brand/brand-defaults.ts';
 import type { BrandView } from '../../src/domain/brand/brand.service.ts';
 import { DISPLAY_SCALE } from '../../src/domain/creative/images/contrast.ts';
 import { FONT_FAMILY, FONT_FILES } from '../../src/domain/creative/images/fonts.ts';
@@ -36,6 +35,7 @@ import type { ProductView } from '../../src/domain/products/products.service.ts'
 import { STILL_SIZES } from '../../src/domain/renders/render.types.ts';
 import { FILM_SIZES, templateScene } from '../../src/domain/renders/renderer.ts';
 import { VIDEO_TEMPLATES } from '../../src/domain/video/templates.ts';
+import { brandView, productView, type BriefBrand } from '../support/views.ts';
 
 extend([a11yPlugin]);
 
@@ -44,14 +44,7 @@ interface Brief {
   intent: string;
   objective: string | null;
   channels: string[];
-  brand: {
-    displayName: string;
-    tone: string;
-    personality: string[];
-    doSay: string[];
-    dontSay: string[];
-    colors: BrandView['brandbook']['colors'];
-  };
+  brand: BriefBrand;
   product: { title: string; description: string; price: number; currency: string; attributes: Record<string, string> };
 }
 
@@ -70,51 +63,10 @@ const FONT_OPTIONS = {
   font: { fontFiles: Object.values(FONT_FILES), loadSystemFonts: false, defaultFontFamily: FONT_FAMILY },
 };
 
-function brandOf(brief: Brief): BrandView {
-  return {
-    brandbook: { ...DEFAULT_BRANDBOOK, colors: brief.brand.colors },
-    profile: {
-      displayName: brief.brand.displayName,
-      tagline: null,
-      description: null,
-      website: null,
-      contactEmail: null,
-      sameAs: [],
-    },
-    voice: {
-      tone: brief.brand.tone,
-      personality: brief.brand.personality,
-      doSay: brief.brand.doSay,
-      dontSay: brief.brand.dontSay,
-      sampleCopy: null,
-    },
-    concierge: DEFAULT_CONCIERGE,
-    version: 1,
-    updatedAt: null,
-  };
-}
+const brandOf = (brief: Brief): BrandView => brandView(brief.brand);
 
-function productOf(brief: Brief): ProductView {
-  return {
-    id: `prd_${brief.id}`,
-    title: brief.product.title,
-    description: brief.product.description,
-    price: brief.product.price,
-    currency: brief.product.currency,
-    images: [],
-    storedImages: [],
-    imageFailures: [],
-    url: null,
-    brand: brief.brand.displayName,
-    sku: null,
-    attributes: brief.product.attributes,
-    origin: 'manual',
-    sourceUrl: null,
-    untrusted: false,
-    createdAt: '2026-01-01T00:00:00.000Z',
-    updatedAt: '2026-01-01T00:00:00.000Z',
-  };
-}
+const productOf = (brief: Brief): ProductView =>
+  productView({ id: `prd_${brief.id}`, ...brief.product, brand: brief.brand.displayName });
 
 /** Every composition the platform makes for one brief's variants: stills, template keyframes, film frames. */
 async function compositionsOf(brief: Brief): Promise<{ name: string; request: VariantImageRequest }[]> {

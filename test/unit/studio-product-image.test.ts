@@ -12,6 +12,7 @@ import { createBuiltinCopyEngine } from '../../src/domain/creative/text/builtin-
 import { createStudio } from '../../src/domain/creative/studio.ts';
 import { createLocalMediaStore, type MediaStore } from '../../src/domain/media/media-store.ts';
 import type { ProductView } from '../../src/domain/products/products.service.ts';
+import { productView } from '../support/views.ts';
 import { createSafeFetch } from '../../src/net/safe-fetch.ts';
 
 function png(shade: number): Buffer {
@@ -33,25 +34,13 @@ let shopUrl: string;
 const safeFetch = createSafeFetch({ allowPrivateHosts: ['localhost'] });
 
 function product(storedImages: ProductView['storedImages']): ProductView {
-  return {
+  return productView({
     id: 'prd_1',
     title: 'Kettle',
-    description: null,
-    price: null,
-    currency: null,
     images: [`${shopUrl}/kettle.png`],
     storedImages,
-    imageFailures: [],
-    url: null,
-    brand: null,
-    sku: null,
-    attributes: {},
-    origin: 'url_import',
-    sourceUrl: null,
     untrusted: true,
-    createdAt: '2026-11-27T00:00:00.000Z',
-    updatedAt: '2026-11-27T00:00:00.000Z',
-  };
+  });
 }
 
 const stored = () => ({
