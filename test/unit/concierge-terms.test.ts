@@ -144,6 +144,19 @@ describe('words', () => {
     expect(typo!.alternatives).toContain('return');
   });
 
+  it('reads a noun collocation the content has no word for as its words, and an agent noun by its verb', () => {
+    const vocabulary = buildVocabulary([['Tumble dry on low heat.'], ['We sell tables.']], 'Fjell');
+    // "tumble-dryer" carries to nothing the content says: "tumble" stands for itself, "dryer" ("drier", whose
+    // derivation WordNet gives) for "dry".
+    const terms = analyzeQuestion('Can it go in the tumble dryer?', vocabulary);
+    expect(terms.map((term) => term.word)).toEqual(expect.arrayContaining(['tumble', 'dryer']));
+    expect(terms.find((term) => term.word === 'dryer')!.alternatives).toContain('dry');
+    // An adjective collocation keeps its own meaning: "second-hand" is not "second" and "hand".
+    expect(analyzeQuestion('Do you sell second-hand tables?', vocabulary).map((term) => term.word)).not.toContain(
+      'hand',
+    );
+  });
+
   it('recognises amounts a sentence states', () => {
     expect(statedQuantities('Orders arrive within 3 to 5 working days.')).toContain('time');
     expect(statedQuantities('Weight: 420 g.')).toContain('measure');

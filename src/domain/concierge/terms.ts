@@ -27,6 +27,7 @@ import {
   isEnglishWord,
   isAttributeNoun,
   isFrameNoun,
+  isNounOnly,
   isProperNoun,
   isSubstance,
   relatedWords,
@@ -450,6 +451,12 @@ function carry(
   return { alternatives: [...strong, ...weak], weak: [...weak] };
 }
 
+/** Whether a collocation is a content word, or WordNet relates it or what it is a kind of to one. */
+function carriesOver(lemma: string, vocabulary: Vocabulary): boolean {
+  if (knownIn(vocabulary, stem(lemma))) return true;
+  return [...relatedWords(lemma), ...hypernymsOf(lemma)].some((word) => vocabulary.terms.has(stem(word)));
+}
+
 /** The country names and the larger places of the place a phrase names; null when it names none. */
 function placeNames(phrase: string, ordinary: boolean): { names: string[]; larger: string[] } | null {
   const place = placeOf(phrase, { englishOnly: ordinary });
@@ -545,7 +552,9 @@ export function analyzeQuestion(text: string, vocabulary: Vocabulary): QueryTerm
       !(vocabulary.words.has(token) && vocabulary.words.has(next))
     ) {
       const lemma = collocationOf(token, next);
-      if (lemma) {
+      // A noun collocation whose meaning lands on none of the content's words ("tumble-dryer", whose synonyms
+      // are all multi-word) is read as its words instead, which the content may well use ("tumble dry").
+      if (lemma && (!isNounOnly(lemma) || carriesOver(lemma, vocabulary))) {
         token = lemma;
         i += 1;
       }
