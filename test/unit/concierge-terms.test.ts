@@ -157,6 +157,12 @@ describe('words', () => {
     );
   });
 
+  it('carries a common irregular verb to its other forms the content uses', () => {
+    const vocabulary = buildVocabulary([['Cushions are sent by parcel.'], ['Woven on the island.']], 'Ask & Eg');
+    expect(analyzeQuestion('Do you send cushions?', vocabulary)[0]!.alternatives).toContain('sent');
+    expect(analyzeQuestion('Who weaves it?', vocabulary)[0]!.alternatives).toContain(termsOf('woven')[0]);
+  });
+
   it('recognises amounts a sentence states', () => {
     expect(statedQuantities('Orders arrive within 3 to 5 working days.')).toContain('time');
     expect(statedQuantities('Weight: 420 g.')).toContain('measure');

