@@ -163,6 +163,16 @@ describe('words', () => {
     expect(analyzeQuestion('Who weaves it?', vocabulary)[0]!.alternatives).toContain(termsOf('woven')[0]);
   });
 
+  it('reads "send … back" as return and "money back" as refund', () => {
+    const vocabulary = buildVocabulary([['Return unused chairs within 60 days for a full refund.']], 'Ask & Eg');
+    const send = analyzeQuestion('How long do I have to send a chair back?', vocabulary);
+    expect(send.map((term) => term.alternatives[0])).toEqual(['return', 'chair']);
+    const money = analyzeQuestion('money back if I dislike it?', vocabulary);
+    expect(money[0]!.alternatives[0]).toBe('refund');
+    // "back" far from the verb is no particle of it.
+    expect(analyzeQuestion('send it to my back yard', vocabulary).map((term) => term.word)).toContain('send');
+  });
+
   it('recognises amounts a sentence states', () => {
     expect(statedQuantities('Orders arrive within 3 to 5 working days.')).toContain('time');
     expect(statedQuantities('Weight: 420 g.')).toContain('measure');

@@ -129,6 +129,9 @@ for (const line of IRREGULAR_VERBS) {
     );
 }
 
+/** Verbs that mean "return" with the particle "back" (see `analyzeQuestion`). */
+const RETURN_VERBS = new Set(['send', 'bring', 'take', 'give', 'ship', 'post', 'mail']);
+
 /**
  * Words that ask for a kind of page rather than a topic: a question made only of these (and the brand's
  * name, and the filler of `LISTING_FILLER`) asks for the list ("Which campaigns is Acme running right now?",
@@ -587,6 +590,18 @@ export function analyzeQuestion(text: string, vocabulary: Vocabulary): QueryTerm
     let token = tokens[i]!;
     i += 1;
     if (isStopWord(token)) continue;
+    // "Send / bring / take it back" is to return it, "money back" a refund: WordNet lists neither ("send back"
+    // is its legal "remand"), and the particle may come after the object ("send furniture back").
+    if (tokens[i] === 'back' && token === 'money') {
+      token = 'refund';
+      i += 1;
+    } else if (RETURN_VERBS.has(token)) {
+      const back = tokens.indexOf('back', i);
+      if (back !== -1 && back <= i + 2) {
+        tokens.splice(back, 1);
+        token = 'return';
+      }
+    }
     // Two words WordNet lists as one ("put together", "trade in") when the content does not use them both
     // as words of their own: read by the collocation's meaning ("assemble"), not by each word's.
     const next = tokens[i];
