@@ -173,6 +173,13 @@ describe('words', () => {
     expect(analyzeQuestion('send it to my back yard', vocabulary).map((term) => term.word)).toContain('send');
   });
 
+  it('reads "what\'s in …?" as asking for the contents, which shares of a whole state', () => {
+    expect(quantityKinds("What's in the house espresso?")).toContain('material');
+    expect(quantityKinds('What is in stock?')).not.toContain('material');
+    expect(statedQuantities('Blend: 60% Brazil, 40% Colombia.')).toContain('material');
+    expect(statedQuantities('Take 20% off all jackets.')).not.toContain('material');
+  });
+
   it('recognises amounts a sentence states', () => {
     expect(statedQuantities('Orders arrive within 3 to 5 working days.')).toContain('time');
     expect(statedQuantities('Weight: 420 g.')).toContain('measure');

@@ -332,7 +332,14 @@ export function quantityKinds(text: string, vocabulary?: Vocabulary): QuantityKi
     kinds.add('money');
   }
   if (/\bwhere\b/.test(folded)) kinds.add('place');
-  if (/\bmade (?:of|from|out of|with)\b|\bmaterials?\b/.test(folded)) kinds.add('material');
+  // "What's in the espresso?" asks what it is made of too, as its contents.
+  if (
+    /\bmade (?:of|from|out of|with)\b|\bmaterials?\b|\bwhat(?:'s|’s| is| are)? in (?:the|your|a|an|it|this|that)\b/.test(
+      folded,
+    )
+  ) {
+    kinds.add('material');
+  }
   // "delivery time?", "how many days": a word for a span of time asks for one; "the range of the e-bike",
   // "its weight": a measurable attribute asks for a measure. A word in the name of something the brand offers
   // names that ("What are the Advent Roasts?" asks for no date).
@@ -366,7 +373,9 @@ export function statedQuantities(sentence: string): QuantityKind[] {
   // A named time: a capitalised word WordNet files as a time and only as a name ("every Tuesday and Friday").
   if (words.some((word) => /^\p{Lu}\p{Ll}+$/u.test(word) && isNamedTime(word.toLowerCase()))) kinds.add('time');
   const tokens = folded.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
-  // A material: a word WordNet files as a substance ("Frame: Chromoly steel", "solid oak").
+  // A material: a word WordNet files as a substance ("Frame: Chromoly steel", "solid oak"), or shares of a
+  // whole ("60% Brazil, 40% Colombia"; "20% off" is a price).
+  if (/\d\s?%\s*(?!off\b)\p{L}/u.test(folded)) kinds.add('material');
   if (tokens.some((token) => token.length > 2 && !/\d/.test(token) && !STOP_WORDS.has(token) && isSubstance(token))) {
     kinds.add('material');
   }
