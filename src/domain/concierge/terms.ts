@@ -73,7 +73,7 @@ const DETERMINERS = new Set(['my', 'your', 'our', 'the', 'a', 'an', 'this', 'tha
 const REFERRING_WORDS = new Set(['it', 'its', 'they', 'them', 'their', 'this', 'that', 'these', 'those', 'one']);
 
 /**
- * The one pair WordNet does not connect although shops and visitors use them for the same thing: "delivery"
+ * The one pair of single words WordNet does not connect although shops and visitors use them for the same thing: "delivery"
  * (the act of bringing) and "shipping" (the act of transporting) meet only three hypernyms up. Everything
  * else the concierge needs ("cost"/"price", "refund"/"return", "shipped"/"dispatch") WordNet has.
  */
