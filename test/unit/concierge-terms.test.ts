@@ -144,6 +144,42 @@ describe('words', () => {
     expect(typo!.alternatives).toContain('return');
   });
 
+  it('reads a noun collocation the content has no word for as its words, and an agent noun by its verb', () => {
+    const vocabulary = buildVocabulary([['Tumble dry on low heat.'], ['We sell tables.']], 'Fjell');
+    // "tumble-dryer" carries to nothing the content says: "tumble" stands for itself, "dryer" ("drier", whose
+    // derivation WordNet gives) for "dry".
+    const terms = analyzeQuestion('Can it go in the tumble dryer?', vocabulary);
+    expect(terms.map((term) => term.word)).toEqual(expect.arrayContaining(['tumble', 'dryer']));
+    expect(terms.find((term) => term.word === 'dryer')!.alternatives).toContain('dry');
+    // An adjective collocation keeps its own meaning: "second-hand" is not "second" and "hand".
+    expect(analyzeQuestion('Do you sell second-hand tables?', vocabulary).map((term) => term.word)).not.toContain(
+      'hand',
+    );
+  });
+
+  it('carries a common irregular verb to its other forms the content uses', () => {
+    const vocabulary = buildVocabulary([['Cushions are sent by parcel.'], ['Woven on the island.']], 'Ask & Eg');
+    expect(analyzeQuestion('Do you send cushions?', vocabulary)[0]!.alternatives).toContain('sent');
+    expect(analyzeQuestion('Who weaves it?', vocabulary)[0]!.alternatives).toContain(termsOf('woven')[0]);
+  });
+
+  it('reads "send … back" as return and "money back" as refund', () => {
+    const vocabulary = buildVocabulary([['Return unused chairs within 60 days for a full refund.']], 'Ask & Eg');
+    const send = analyzeQuestion('How long do I have to send a chair back?', vocabulary);
+    expect(send.map((term) => term.alternatives[0])).toEqual(['return', 'chair']);
+    const money = analyzeQuestion('money back if I dislike it?', vocabulary);
+    expect(money[0]!.alternatives[0]).toBe('refund');
+    // "back" far from the verb is no particle of it.
+    expect(analyzeQuestion('send it to my back yard', vocabulary).map((term) => term.word)).toContain('send');
+  });
+
+  it('reads "what\'s in …?" as asking for the contents, which shares of a whole state', () => {
+    expect(quantityKinds("What's in the house espresso?")).toContain('material');
+    expect(quantityKinds('What is in stock?')).not.toContain('material');
+    expect(statedQuantities('Blend: 60% Brazil, 40% Colombia.')).toContain('material');
+    expect(statedQuantities('Take 20% off all jackets.')).not.toContain('material');
+  });
+
   it('recognises amounts a sentence states', () => {
     expect(statedQuantities('Orders arrive within 3 to 5 working days.')).toContain('time');
     expect(statedQuantities('Weight: 420 g.')).toContain('measure');

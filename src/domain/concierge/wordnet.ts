@@ -280,6 +280,14 @@ export function collocationOf(first: string, second: string): string | null {
   return null;
 }
 
+/**
+ * Whether a collocation is only ever a noun ("tumble-dryer", a kind of dryer), so its own words still say what
+ * it is; an adjective or verb collocation ("second-hand", "put together") means something its words do not.
+ */
+export function isNounOnly(lemma: string): boolean {
+  return POS.every((pos) => (lookupIndex(lemma, pos) !== null) === (pos === 'noun'));
+}
+
 const hyponymCache = new Map<string, string[]>();
 /** How far down and how many synsets a general word's kinds are read ("furniture" → table, chair). */
 const HYPONYM_DEPTH = 2;
@@ -391,7 +399,7 @@ function linksOf(form: { lemma: string; pos: Pos; offsets: number[] }, senses: n
       // A derivation pointer links one word of this synset to one word of the other: only that pair counts
       // ("racing" → "race", not the other words for "to race" such as "run").
       const ours = pointer.source === 0 ? undefined : synset.words[pointer.source - 1];
-      if (ours && ours.toLowerCase() !== form.lemma) continue;
+      if (ours && ours.toLowerCase() !== form.lemma && !spellingVariant(ours.toLowerCase(), form.lemma)) continue;
       const other = readSynset(pointer.offset, pointer.pos);
       const theirs = pointer.target === 0 ? undefined : other.words[pointer.target - 1];
       if (!theirs) addAll(other);
@@ -402,6 +410,17 @@ function linksOf(form: { lemma: string; pos: Pos; offsets: number[] }, senses: n
     }
   }
   return related;
+}
+
+/**
+ * Whether two words of one synset are spellings of one word ("dryer" / "drier", "grey" / "gray"): WordNet
+ * often gives the derivation pointer to one spelling only ("drier" → "to dry"), which holds for both.
+ */
+function spellingVariant(a: string, b: string): boolean {
+  if (a.length !== b.length || a.length < 4 || a[0] !== b[0] || a.at(-1) !== b.at(-1)) return false;
+  let differences = 0;
+  for (let i = 0; i < a.length; i += 1) if (a[i] !== b[i]) differences += 1;
+  return differences <= 2;
 }
 
 const derivedCache = new Map<string, Set<string>>();
