@@ -59,9 +59,6 @@ const engine = createBuiltinCopyEngine();
  */
 v8.setFlagsFromString('--expose-gc');
 const collectGarbage = vm.runInNewContext('gc') as () => void;
-const FONT_OPTIONS = {
-  font: { fontFiles: Object.values(FONT_FILES), loadSystemFonts: false, defaultFontFamily: FONT_FAMILY },
-};
 
 const brandOf = (brief: Brief): BrandView => brandView(brief.brand);
 
@@ -181,11 +178,28 @@ interface Box {
 }
 
 /** The ink box of one text element rendered alone on the canvas. */
+/**
+ * Ink boxes already measured, by canvas size and text element: the same line at the same place (a brand's
+ * name, a call to action) recurs across a brief's compositions, and resvg gives the same box for the same SVG.
+ */
+const inkBoxes = new Map<string, Box>();
+
 function inkBox(text: DrawnText, width: number, height: number): Box {
+  const key = `${width}x${height}|${text.element}`;
+  const known = inkBoxes.get(key);
+  if (known) return known;
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">${text.element}</svg>`;
-  const box = new Resvg(svg, FONT_OPTIONS).getBBox();
+  // Only the face the line is set in: loading a font is most of what a Resvg costs.
+  const font = {
+    fontFiles: [FONT_FILES[text.bold ? 'bold' : 'normal']],
+    loadSystemFonts: false,
+    defaultFontFamily: FONT_FAMILY,
+  };
+  const box = new Resvg(svg, { font }).getBBox();
   if (!box) throw new Error(`"${text.text}" rendered no ink`);
-  return { x1: box.x, y1: box.y, x2: box.x + box.width, y2: box.y + box.height };
+  const ink = { x1: box.x, y1: box.y, x2: box.x + box.width, y2: box.y + box.height };
+  inkBoxes.set(key, ink);
+  return ink;
 }
 
 const inside = (inner: Box, outer: Box, slack = 0.5) =>
