@@ -26,6 +26,7 @@ import {
 } from '../../src/public/brand-site/render/index.ts';
 import type { PublishedSite, RenderedPage, RenderedSite, SlotFill } from '../../src/public/brand-site/site-model.ts';
 import { WELL_KNOWN_PATHS } from '../../src/public/well-known/index.ts';
+import { productView } from '../support/views.ts';
 
 extend([a11yPlugin]);
 
@@ -41,24 +42,7 @@ type Campaign = SiteSnapshot['campaigns'][number];
 type Surface = SiteSnapshot['surfaces'][number];
 
 function product(overrides: Partial<ProductView> & { id: string; title: string }): ProductView {
-  return {
-    description: null,
-    price: null,
-    currency: null,
-    images: [],
-    storedImages: [],
-    imageFailures: [],
-    url: null,
-    brand: null,
-    sku: null,
-    attributes: {},
-    origin: 'manual',
-    sourceUrl: null,
-    untrusted: false,
-    createdAt: '2026-10-01T00:00:00.000Z',
-    updatedAt: '2026-10-01T00:00:00.000Z',
-    ...overrides,
-  };
+  return productView({ createdAt: '2026-10-01T00:00:00.000Z', updatedAt: '2026-10-01T00:00:00.000Z', ...overrides });
 }
 
 function variant(overrides: Partial<VariantView> & { id: string; campaignId: string }): VariantView {
