@@ -8,7 +8,8 @@ import type { Role } from '../domain/workspaces/roles.ts';
 import { actors, type Actor } from '../domain/shared/scope.ts';
 
 export interface Principal {
-  via: 'api_key' | 'oauth';
+  /** How the caller authenticated: an API key, an OAuth token, or a signed-in person in the console. */
+  via: 'api_key' | 'oauth' | 'session';
   workspaceId: string;
   /** Echoed in every mutating tool result, so agents can tell the user where they acted. */
   workspaceName: string;
@@ -30,7 +31,7 @@ export interface Principal {
 
 /** The audit-log actor string for a principal. */
 export function actorOf(principal: Principal): Actor {
-  return principal.via === 'api_key'
-    ? (principal.credentialId as Actor)
-    : actors.oauthClient(principal.clientId, principal.userId);
+  if (principal.via === 'api_key') return principal.credentialId as Actor;
+  if (principal.via === 'session') return actors.user(principal.userId!);
+  return actors.oauthClient(principal.clientId, principal.userId);
 }

@@ -83,6 +83,15 @@ details>summary{cursor:pointer;color:#0b57d0;font-weight:600;padding:8px 0}
 .account-head strong{overflow-wrap:anywhere}
 .connect-list{list-style:none;padding:0;margin:0 0 8px;display:grid;gap:16px}.connect-list li{margin:0}
 .connect-list p{margin:6px 0 0}#connect h3{margin:24px 0 0;padding-top:16px;border-top:1px solid #e3e6ea}
+.pager{display:flex;gap:16px;justify-content:space-between;align-items:center;margin:12px 0}
+.truncate{overflow-wrap:anywhere}
+@media (max-width:640px){
+main{padding:0 12px;margin:16px auto}header{padding:12px}header form{margin-left:0}
+table.stack thead{position:absolute;left:-9999px}
+table.stack,table.stack tbody,table.stack tr,table.stack td{display:block;width:100%}
+table.stack tr{border-bottom:1px solid #d5d9e0;padding:8px 0}table.stack td{border:none;padding:4px 8px}
+table.stack td[data-label]::before{content:attr(data-label);display:block;font-size:.75rem;font-weight:600;text-transform:uppercase;letter-spacing:.04em;color:#4a515c}
+}
 `;
 
 export interface PageOptions {
@@ -91,6 +100,8 @@ export interface PageOptions {
   header?: SafeHtml;
   /** Notices shown above the content; `role=alert` for errors so screen readers announce them. */
   notices?: { kind: 'ok' | 'error' | 'warn'; text: string }[];
+  /** Extra elements for `<head>` (a page's own `<style>`, a `<meta http-equiv="refresh">` while a job runs). */
+  head?: SafeHtml;
 }
 
 export function page(options: PageOptions): string {
@@ -108,6 +119,7 @@ export function page(options: PageOptions): string {
       <style>
         ${new SafeHtml(STYLES)}
       </style>
+      ${options.head ?? ''}
     </head>
     <body>
       <a class="skip" href="#main">Skip to content</a>

@@ -17,19 +17,25 @@ export interface Chrome {
   current?: { id: string; name: string; role: Role };
 }
 
+/**
+ * The workspace navigation, in the order people work: what the agents made and what it does first, settings
+ * last. Each entry: label, path under `/w/:id`, and the least role that sees it (the page checks again).
+ */
+const NAV: readonly (readonly [label: string, path: string, minimum: Role])[] = [
+  ['Overview', '', 'viewer'],
+  ['Members', '/members', 'viewer'],
+  ['API keys', '/keys', 'admin'],
+  ['Custom domains', '/domains', 'admin'],
+  ['Channels', '/channels', 'viewer'],
+  ['Connected apps', '/apps', 'admin'],
+  ['Audit log', '/audit', 'admin'],
+  ['Credits', '/credits', 'viewer'],
+];
+
 function header(chrome: Chrome): SafeHtml {
   const current = chrome.current;
-  const links: [string, string, Role][] = current
-    ? [
-        ['Overview', `/w/${current.id}`, 'viewer'],
-        ['Members', `/w/${current.id}/members`, 'viewer'],
-        ['API keys', `/w/${current.id}/keys`, 'admin'],
-        ['Custom domains', `/w/${current.id}/domains`, 'admin'],
-        ['Channels', `/w/${current.id}/channels`, 'viewer'],
-        ['Connected apps', `/w/${current.id}/apps`, 'admin'],
-        ['Audit log', `/w/${current.id}/audit`, 'admin'],
-        ['Credits', `/w/${current.id}/credits`, 'viewer'],
-      ]
+  const links = current
+    ? NAV.map(([label, path, minimum]) => [label, `/w/${current.id}${path}`, minimum] as const)
     : [];
   return html`<header>
     <a class="brand" href="/workspaces">Campaign platform</a>
@@ -55,8 +61,30 @@ function header(chrome: Chrome): SafeHtml {
   </header>`;
 }
 
-export function shell(title: string, chrome: Chrome, body: SafeHtml, notices: Notice[] = []): string {
-  return page({ title, header: header(chrome), body, notices });
+export function shell(title: string, chrome: Chrome, body: SafeHtml, notices: Notice[] = [], head?: SafeHtml): string {
+  return page({ title, header: header(chrome), body, notices, ...(head ? { head } : {}) });
+}
+
+/**
+ * A table that reads on a phone: below 640 px each row becomes a block and each cell shows its column's label
+ * (CSS `table.stack`), instead of a table wider than the screen.
+ */
+export function stackedTable(columns: readonly string[], rows: readonly (readonly unknown[])[]): SafeHtml {
+  return html`<table class="stack">
+    <thead>
+      <tr>
+        ${columns.map((column) => html`<th scope="col">${column}</th>`)}
+      </tr>
+    </thead>
+    <tbody>
+      ${rows.map(
+        (row) =>
+          html`<tr>
+            ${row.map((cell, index) => html`<td data-label="${columns[index]}">${cell}</td>`)}
+          </tr>`,
+      )}
+    </tbody>
+  </table>`;
 }
 
 export function notFoundPage(chrome: Chrome | null, what: string): string {

@@ -22,6 +22,7 @@ import type { AppError } from '../../errors.ts';
 import { renderErrorsWith, renderJson } from '../middleware/error-boundary.ts';
 import type { Csrf } from '../csrf.ts';
 import { forbiddenPage, notFoundPage, type Chrome, type Notice } from './chrome.ts';
+import { consoleCallerOf, createConsoleTools } from './console-tools.ts';
 
 const SESSION_COOKIE = 'cp_session';
 
@@ -64,6 +65,7 @@ export function createDashboardKit(deps: DashboardDeps) {
   const secure = container.config.urls.platform.startsWith('https:');
   const em = () => container.orm.em.fork();
   const form = bodyParser({ enableTypes: ['form'], formLimit: '32kb' });
+  const tools = createConsoleTools({ orm: container.orm, services: container.services, log: container.log });
 
   function writeSessionCookie(ctx: Context, value: string, maxAge: number) {
     ctx.cookies.set(SESSION_COOKIE, value, {
@@ -209,6 +211,14 @@ export function createDashboardKit(deps: DashboardDeps) {
       inWorkspace(permission),
       withNotices(page),
     ],
+
+    /**
+     * Calls a tool action as the signed-in person on a workspace page: the same wrapper, permission check,
+     * schemas, service and audit line as the agent's `tools/call` (console-tools.ts). An error result throws
+     * its `AppError`, which `workspaceAction` renders as a notice.
+     */
+    tool: <T = Record<string, unknown>>(ctx: Context, name: string, args: Record<string, unknown>) =>
+      tools.call<T>(consoleCallerOf(ctx), name, args).then((answer) => answer.structured),
 
     /** Records a dashboard action in the audit log, in the same shape for every page. */
     async recordAudit(ctx: Context, entry: DashboardAuditEntry): Promise<void> {

@@ -1,0 +1,114 @@
+/**
+ * The console acts through the tools: every page that reads or changes campaigns, products, surfaces, brand,
+ * analytics, jobs or films calls the same tool action an agent would (`callTool`, the one wrapper), as the
+ * signed-in person with their workspace role. So the console has no second implementation of any rule: the
+ * permission check, the argument schemas, the domain service, the error codes and the audit line (`mcp.<tool>.
+ * <selector>`, actor `user:<id>`) are exactly those of the same MCP call.
+ *
+ * What differs from the MCP edge is only the transport: the answer comes back as the structured result, and
+ * an error result becomes the `AppError` it was made from, which the dashboard renders as a notice on the page.
+ */
+import type { Context } from 'koa';
+import type { Principal } from '../../auth/principal.ts';
+import { actors, workspaceScope } from '../../domain/shared/scope.ts';
+import { AppError, isErrorCode } from '../../errors.ts';
+import type { Logger } from '../../logger.ts';
+import { callTool } from '../../mcp/call-tool.ts';
+import type { McpServices } from '../../mcp/services.ts';
+import { ALL_TOOLS, compileCatalogue, PROFILE_SUMMARIES, type CompiledProfile } from '../../mcp/registry.ts';
+import { ERROR_META_KEY } from '../../mcp/tool-result.ts';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Role } from '../../domain/workspaces/roles.ts';
+
+/** Every tool the platform implements: the console is not limited by a profile (profiles only hide tools). */
+const CONSOLE_PROFILE: CompiledProfile = compileCatalogue(ALL_TOOLS, [
+  {
+    name: 'console',
+    description: 'The people console: every tool, with the signed-in person’s role.',
+    tools: ALL_TOOLS.map((tool) => tool.name),
+    requiresCallCode: false,
+  },
+]).get('console')!;
+
+/** Who acts in a console request: the signed-in person in the workspace of the page. */
+export interface ConsoleCaller {
+  userId: string;
+  workspace: { id: string; name: string; role: Role };
+  requestId: string | null;
+}
+
+export interface ToolAnswer<T = Record<string, unknown>> {
+  structured: T;
+  text: string;
+}
+
+export interface ConsoleTools {
+  /**
+   * Runs `tool` with `args` as `caller`: the same wrapper, permission, schema, service and audit line as an MCP
+   * `tools/call`. Resolves with the structured result; an error result rejects with its `AppError`.
+   */
+  call<T = Record<string, unknown>>(
+    caller: ConsoleCaller,
+    tool: string,
+    args: Record<string, unknown>,
+  ): Promise<ToolAnswer<T>>;
+}
+
+export function createConsoleTools(deps: { orm: MikroORM; services: McpServices; log: Logger }): ConsoleTools {
+  return {
+    async call(caller, tool, args) {
+      const principal: Principal = {
+        via: 'session',
+        workspaceId: caller.workspace.id,
+        workspaceName: caller.workspace.name,
+        role: caller.workspace.role,
+        userId: caller.userId,
+        credentialId: `session:${caller.userId}`,
+        clientId: null,
+        internal: false,
+        scopes: [],
+      };
+      const actor = actors.user(caller.userId);
+      const result = await callTool(CONSOLE_PROFILE, tool, args, {
+        principal,
+        scope: workspaceScope(deps.orm.em, caller.workspace.id, actor),
+        services: deps.services,
+        log: deps.log.child({ requestId: caller.requestId, workspaceId: caller.workspace.id, via: 'console' }),
+        era: 'modern',
+        profile: 'console',
+        profileSummaries: PROFILE_SUMMARIES,
+        audit: (entry) =>
+          deps.services.audit.record(deps.orm.em.fork(), {
+            workspaceId: caller.workspace.id,
+            actor,
+            ...entry,
+            requestId: caller.requestId,
+          }),
+      });
+      if (result.isError) throw errorOf(result._meta?.[ERROR_META_KEY], result.content[0]?.text);
+      return {
+        structured: (result.structuredContent ?? {}) as never,
+        text: result.content[0]?.text ?? '',
+      };
+    },
+  };
+}
+
+/** The `AppError` an error result was made from (`toolError` keeps its code, message and details). */
+function errorOf(meta: unknown, text: string | undefined): AppError {
+  const error = (meta ?? {}) as { code?: unknown; message?: unknown; details?: Record<string, unknown> };
+  const code = isErrorCode(error.code) ? error.code : 'internal_error';
+  const message = typeof error.message === 'string' ? error.message : (text ?? 'The action failed');
+  return new AppError(code, message, error.details);
+}
+
+/** The console caller of a dashboard request (after `inWorkspace` ran). */
+export function consoleCallerOf(ctx: Context): ConsoleCaller {
+  const dash = ctx.state.dashboard as { session: { user: { id: string } }; workspace?: ConsoleCaller['workspace'] };
+  if (!dash?.workspace) throw new Error('consoleCallerOf needs a workspace page (inWorkspace ran first)');
+  return {
+    userId: dash.session.user.id,
+    workspace: dash.workspace,
+    requestId: (ctx.state.requestId as string | undefined) ?? null,
+  };
+}
