@@ -220,6 +220,19 @@ export function createDashboardKit(deps: DashboardDeps) {
     tool: <T = Record<string, unknown>>(ctx: Context, name: string, args: Record<string, unknown>) =>
       tools.call<T>(consoleCallerOf(ctx), name, args).then((answer) => answer.structured),
 
+    /**
+     * A form POST that acts through a tool (`kit.tool`): the guards check the session, CSRF token and
+     * membership only, and the tool wrapper checks the role's permission, so a refusal is written to the audit
+     * log as `denied` exactly as the same MCP call's would be. The refusal renders `page` with the error (403).
+     */
+    toolAction: (page: PageRender): Middleware[] => [
+      requireSession,
+      form,
+      requireCsrf,
+      inWorkspace('workspace:read'),
+      withNotices(page),
+    ],
+
     /** Records a dashboard action in the audit log, in the same shape for every page. */
     async recordAudit(ctx: Context, entry: DashboardAuditEntry): Promise<void> {
       const dash = ctx.state.dashboard as DashboardState | undefined;
