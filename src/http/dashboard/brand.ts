@@ -178,7 +178,13 @@ function contrastTable(checks: ContrastCheck[]): SafeHtml {
     ['Pair on the brand site', 'Sample', 'Contrast', 'Result'],
     checks.map((check) => [
       check.pair,
-      html`<span class="sample" style="color:${check.foreground};background:${check.background}">Aa Sample</span>`,
+      // The brand's own pair, drawn as it would look (it may be unreadable: that is what the row warns about).
+      // Decorative: the ratio and verdict beside it say the same in text, so the letters are generated content.
+      html`<span
+        class="sample"
+        style="color:${check.foreground};background:${check.background}"
+        aria-hidden="true"
+      ></span>`,
       `${check.ratio.toFixed(2)}:1`,
       check.passes
         ? html`<span class="badge ok">Reads</span>`
@@ -247,8 +253,13 @@ const BRAND_STYLES = html`<style>
     font-size: 0.9rem;
     margin-bottom: 4px;
   }
+  td .sample::before {
+    content: 'Aa Sample';
+  }
   .sample {
     display: inline-block;
+    min-width: 2.5em;
+    min-height: 1.5em;
     padding: 4px 10px;
     border-radius: 4px;
     border: 1px solid #d5d9e0;

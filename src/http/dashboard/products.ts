@@ -149,7 +149,7 @@ function productForm(chrome: Chrome, action: string, product: ProductView | null
     const current = product?.[field];
     return current === null || current === undefined ? '' : String(current);
   };
-  const id = (name: string) => `${product ? 'edit' : 'new'}-${name}`;
+  const id = (name: string) => `product-${product ? 'edit' : 'new'}-${name}`;
   return html`<form method="post" action="${action}" class="product-form">
     <input type="hidden" name="_csrf" value="${chrome.csrf}" />
     <label for="${id('title')}">Title</label>
