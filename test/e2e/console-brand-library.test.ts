@@ -5,6 +5,8 @@
  * every page with no action form. Each page at desktop and phone width: screenshots under test-artifacts/, no
  * sideways scrolling, no serious or critical axe-core finding.
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchBrowser, screenshot } from '../support/browser.ts';
@@ -29,6 +31,42 @@ const PIXEL_PNG = Buffer.from(
   'base64',
 );
 
+/**
+ * A shop on this machine: a product page with JSON-LD and a CSV feed. The platform runs with
+ * `SSRF_ALLOW_PRIVATE_HOSTS=localhost`, so the name `localhost` may reach it (as in product-import.test.ts).
+ */
+const SHOP: Record<string, { type: string; body: string }> = {
+  '/tea.html': {
+    type: 'text/html; charset=utf-8',
+    body:
+      '<!doctype html><html><head><title>Sencha | Tea shop</title><script type="application/ld+json">' +
+      JSON.stringify({
+        '@type': 'Product',
+        name: 'Sencha green tea',
+        description: 'Steamed Japanese green tea.',
+        offers: { price: '12.50', priceCurrency: 'EUR' },
+      }) +
+      '</script></head><body><h1>Sencha</h1></body></html>',
+  },
+  '/feed.csv': { type: 'text/csv', body: 'title,price,currency\nGenmaicha tin,9.00,EUR\nHojicha tin,11.00,EUR\n' },
+};
+const shops: http.Server[] = [];
+let shopPort = 0;
+
+async function listenShop(host: string, port: number): Promise<number> {
+  const server = http.createServer((req, res) => {
+    const found = SHOP[new URL(req.url ?? '/', 'http://localhost').pathname];
+    res.writeHead(found ? 200 : 404, { 'content-type': found?.type ?? 'text/plain' });
+    res.end(found?.body ?? 'not found');
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  shops.push(server);
+  return (server.address() as AddressInfo).port;
+}
+
 let platform: TestPlatform;
 let browser: Browser;
 let tenant: Tenant;
@@ -36,7 +74,14 @@ let seeded: SeededWorkspace;
 const emails = { editor: '', viewer: '' };
 
 beforeAll(async () => {
-  platform = await startTestPlatform({ worker: true, label: 'console-brand-e2e' });
+  shopPort = await listenShop('127.0.0.1', 0);
+  // `localhost` may resolve to ::1 first: the shop answers there too.
+  await listenShop('::1', shopPort).catch(() => undefined);
+  platform = await startTestPlatform({
+    worker: true,
+    label: 'console-brand-e2e',
+    env: { SSRF_ALLOW_PRIVATE_HOSTS: 'localhost' },
+  });
   tenant = await createTenant(platform.container, { name: 'Linen House', password: PASSWORD });
   seeded = await seedWorkspace(platform.container, tenant, 'Linen');
   const { workspaces, media, campaigns } = platform.container.services;
@@ -75,6 +120,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await platform?.close();
+  for (const server of shops) server.close();
   await closeTestFetch();
 });
 
@@ -217,6 +263,39 @@ it('an editor creates and edits a product, and creates a surface and a zone', as
   const summer = page.locator('section', { has: page.getByRole('heading', { name: 'Summer landing' }) });
   expect(await summer.textContent()).toContain('headline ≤ 60 characters');
   await check(page, 'console-surfaces-editor');
+  await context.close();
+});
+
+it('an editor imports a product from its page, and starts a CSV import the page links to on the jobs page', async () => {
+  const { context, page } = await signedIn('editor');
+  await page.goto(`${w()}/products`);
+  await page.getByLabel('Public address of the page or CSV file').fill(`http://localhost:${shopPort}/tea.html`);
+  await page.getByRole('button', { name: 'Import product' }).click();
+  await page.getByText('Imported the product “Sencha green tea”.').waitFor();
+  await page.getByRole('link', { name: 'Sencha green tea' }).first().click();
+  await page.getByRole('heading', { name: 'Sencha green tea', level: 1 }).waitFor();
+  expect(await page.locator('main').textContent()).toContain('read from a third-party page');
+  await check(page, 'console-product-imported');
+
+  await page.goto(`${w()}/products`);
+  await page.getByLabel('Public address of the page or CSV file').fill(`http://localhost:${shopPort}/feed.csv`);
+  await page.getByLabel('What the address is').selectOption('csv');
+  await page.getByRole('button', { name: 'Import product' }).click();
+  await page.getByText('The CSV import started; it runs in the background.').waitFor();
+  const jobLink = page.getByRole('link', { name: 'Follow the import on the jobs page' });
+  expect(await jobLink.getAttribute('href')).toMatch(new RegExp(`^/w/${tenant.workspaceId}/jobs/job_\\w+$`));
+  await check(page, 'console-products-import-started');
+
+  // The worker runs the import: its products appear in the list.
+  const deadline = Date.now() + 30_000;
+  let listed = '';
+  while (Date.now() < deadline && !listed.includes('Hojicha tin')) {
+    await page.waitForTimeout(500);
+    await page.goto(`${w()}/products?search=tin`);
+    listed = (await page.locator('main').textContent()) ?? '';
+  }
+  expect(listed).toContain('Genmaicha tin');
+  expect(listed).toContain('Hojicha tin');
   await context.close();
 });
 

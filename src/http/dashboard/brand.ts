@@ -142,7 +142,17 @@ function fieldView(field: Field, editable: boolean, idPrefix: string): SafeHtml 
 function sectionCard(
   chrome: Chrome,
   brand: BrandView,
-  options: { section: Section; title: string; intro: string; fields: Field[]; extra?: SafeHtml; button: string },
+  options: {
+    section: Section;
+    title: string;
+    intro: string;
+    fields: Field[];
+    /** Shown before the fields. */
+    lead?: SafeHtml;
+    /** Shown after the fields. */
+    extra?: SafeHtml;
+    button: string;
+  },
 ): SafeHtml {
   const ws = chrome.current!;
   const editable = can(ws.role, 'content:write');
@@ -151,10 +161,11 @@ function sectionCard(
     ? html`<form method="post" action="/w/${ws.id}/brand/${options.section}">
         <input type="hidden" name="_csrf" value="${chrome.csrf}" />
         <input type="hidden" name="expectedVersion" value="${brand.version}" />
-        ${fields} ${options.extra ?? ''}
+        ${options.lead ?? ''} ${fields} ${options.extra ?? ''}
         <p><button type="submit">${options.button}</button></p>
       </form>`
-    : html`<dl class="kit">${fields}</dl>
+    : html`${options.lead ?? ''}
+        <dl class="kit">${fields}</dl>
         ${options.extra ?? ''}`;
   return html`<section class="card" aria-labelledby="${options.section}-title">
     <h2 id="${options.section}-title">${options.title}</h2>
@@ -258,6 +269,7 @@ const BRAND_STYLES = html`<style>
   }
   .sample {
     display: inline-block;
+    white-space: nowrap;
     min-width: 2.5em;
     min-height: 1.5em;
     padding: 4px 10px;
@@ -390,8 +402,9 @@ export function brandKitPage(chrome: Chrome, brand: BrandView, siteUrl: string, 
             hint: 'One rule per line (internal, at most 30).',
           },
         ],
-        extra: html`<h3>Colours</h3>
-          ${colours}`,
+        lead: html`<h3>Colours</h3>
+          ${colours}
+          <h3>Type, logo and rules</h3>`,
         button: 'Save colours, fonts and logo',
       })}
       ${sectionCard(chrome, brand, {

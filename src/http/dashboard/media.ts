@@ -79,13 +79,16 @@ const MEDIA_STYLES = html`<style>
     text-align: center;
     padding: 8px;
   }
+  .media-grid .badge {
+    align-self: flex-start;
+  }
   .media-grid .label {
     font-weight: 600;
     overflow-wrap: anywhere;
   }
   .tabs {
     display: flex;
-    gap: 8px;
+    gap: 16px;
     flex-wrap: wrap;
     margin-bottom: 16px;
   }

@@ -132,6 +132,9 @@ const PRODUCT_STYLES = html`<style>
     color: #4a515c;
     font-size: 0.9rem;
   }
+  .facts .badge {
+    white-space: normal;
+  }
   .search input {
     max-width: 320px;
   }
@@ -147,7 +150,9 @@ function originBadge(product: ProductView): SafeHtml {
 function productForm(chrome: Chrome, action: string, product: ProductView | null, button: string): SafeHtml {
   const value = (field: keyof ProductView) => {
     const current = product?.[field];
-    return current === null || current === undefined ? '' : String(current);
+    if (current === null || current === undefined) return '';
+    // Prices read as money (12.50), not as a float (12.5).
+    return field === 'price' && typeof current === 'number' ? current.toFixed(2) : String(current);
   };
   const id = (name: string) => `product-${product ? 'edit' : 'new'}-${name}`;
   return html`<form method="post" action="${action}" class="product-form">
@@ -289,7 +294,14 @@ export function productPage(chrome: Chrome, product: ProductView, notices: Notic
     ['Product page', product.url ? html`<a href="${product.url}" rel="noopener noreferrer">${product.url}</a>` : null],
     ['Origin', originBadge(product)],
     ['Imported from', product.sourceUrl],
-    ['Images', product.images.length ? `${product.images.length} address(es)` : 'none'],
+    [
+      'Images',
+      product.images.length
+        ? product.images.map(
+            (url, index) => html`${index ? ', ' : ''}<a href="${url}" rel="noopener noreferrer">Image ${index + 1}</a>`,
+          )
+        : 'none',
+    ],
     ...Object.entries(product.attributes),
     ['Last change', product.updatedAt.slice(0, 16).replace('T', ' ') + ' UTC'],
   ];

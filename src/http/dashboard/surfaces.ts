@@ -30,8 +30,8 @@ interface SurfacesView {
   nextCursor: string | null;
   cursor: string | undefined;
   zonesBySurface: Map<string, ZoneView[]>;
-  /** Live campaigns per zone id: names, in the order of their deployments. */
-  liveByZone: Map<string, string[]>;
+  /** Live campaigns per zone id, in the order of their deployments. */
+  liveByZone: Map<string, { id: string; name: string }[]>;
 }
 
 /** The zone's constraints in words ("headline ≤ 60, image 16:9"), or null when it has none. */
@@ -94,10 +94,10 @@ export function surfaceRoutes(router: Router, kit: DashboardKit): void {
     );
     const zonesBySurface = new Map<string, ZoneView[]>();
     for (const zone of zones) zonesBySurface.set(zone.surfaceId, [...(zonesBySurface.get(zone.surfaceId) ?? []), zone]);
-    const liveByZone = new Map<string, string[]>();
+    const liveByZone: SurfacesView['liveByZone'] = new Map();
     for (const deployment of deployments) {
-      const name = names.get(deployment.campaignId) ?? 'a campaign';
-      liveByZone.set(deployment.zoneId, [...(liveByZone.get(deployment.zoneId) ?? []), name]);
+      const live = { id: deployment.campaignId, name: names.get(deployment.campaignId) ?? 'a campaign' };
+      liveByZone.set(deployment.zoneId, [...(liveByZone.get(deployment.zoneId) ?? []), live]);
     }
     sendHtml(
       ctx,
@@ -187,7 +187,7 @@ const SURFACE_STYLES = html`<style>
   }
 </style>`;
 
-function surfaceCard(surface: SurfaceView, view: SurfacesView): SafeHtml {
+function surfaceCard(chrome: Chrome, surface: SurfaceView, view: SurfacesView): SafeHtml {
   const zones = view.zonesBySurface.get(surface.id) ?? [];
   const where = surface.url
     ? html`<a href="${surface.url}">${surface.url}</a>`
@@ -213,7 +213,14 @@ function surfaceCard(surface: SurfaceView, view: SurfacesView): SafeHtml {
                 html`${zone.name}<br /><span class="muted">key ${zone.key}</span>`,
                 zone.kind,
                 limitsOf(zone) ?? html`<span class="muted">none</span>`,
-                live.length ? live.join(', ') : html`<span class="muted">nothing deployed</span>`,
+                live.length
+                  ? live.map(
+                      (campaign, index) =>
+                        html`${index ? ', ' : ''}<a href="/w/${chrome.current!.id}/campaigns/${campaign.id}"
+                            >${campaign.name}</a
+                          >`,
+                    )
+                  : html`<span class="muted">nothing deployed</span>`,
               ];
             }),
           )
@@ -332,7 +339,7 @@ export function surfacesListPage(chrome: Chrome, view: SurfacesView, notices: No
       Where campaigns appear: pages of the brand site, emails and social channels, each with zones (the slots a campaign
       is deployed to).
     </p>
-    ${view.surfaces.length ? view.surfaces.map((surface) => surfaceCard(surface, view)) : html`<p class="card">No surfaces yet.</p>`}
+    ${view.surfaces.length ? view.surfaces.map((surface) => surfaceCard(chrome, surface, view)) : html`<p class="card">No surfaces yet.</p>`}
     <nav class="pager" aria-label="Pages of surfaces">
       ${view.cursor ? html`<a href="${base}">First page</a>` : html`<span></span>`}
       ${view.nextCursor ? html`<a href="${base}?cursor=${encodeURIComponent(view.nextCursor)}">Next page</a>` : ''}
