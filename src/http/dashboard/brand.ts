@@ -136,7 +136,9 @@ function fieldView(field: Field, editable: boolean, idPrefix: string): SafeHtml 
           value="${field.value}"
           ${described}
         />`;
-  return html`<div class="field"><label for="${id}">${field.label}</label>${hint}${input}</div>`;
+  // A colour picker shows only a swatch: the saved code is written beside it.
+  const code = field.kind === 'color' ? html` <code class="colour-code">${field.value}</code>` : '';
+  return html`<div class="field"><label for="${id}">${field.label}</label>${hint}${input}${code}</div>`;
 }
 
 function sectionCard(
@@ -253,8 +255,20 @@ const BRAND_STYLES = html`<style>
     border: 1px solid #8a919c;
     border-radius: 6px;
   }
+  .on-this-page {
+    display: flex;
+    flex-wrap: wrap;
+    gap: 4px 16px;
+    margin-bottom: 16px;
+  }
+  .colour-code {
+    vertical-align: 14px;
+    margin-left: 6px;
+    font-size: 0.9rem;
+  }
   .colours {
     display: grid;
+    align-items: end;
     grid-template-columns: repeat(auto-fill, minmax(140px, 1fr));
     gap: 8px 16px;
   }
@@ -355,6 +369,11 @@ export function brandKitPage(chrome: Chrome, brand: BrandView, siteUrl: string, 
       ${brand.version}${brand.updatedAt ? html`, last changed ${brand.updatedAt.slice(0, 16).replace('T', ' ')} UTC` : ', never changed (defaults)'}.
       ${editable ? 'Each section saves on its own and republishes the brand site.' : 'Your role (viewer) reads the kit; editors change it.'}
     </p>
+    <nav class="on-this-page" aria-label="Sections of the brand kit">
+      <a href="#preview-title">Preview</a> <a href="#contrast-title">Contrast</a>
+      <a href="#brandbook-title">Colours and type</a> <a href="#profile-title">Public profile</a>
+      <a href="#voice-title">Voice</a> <a href="#concierge-title">Concierge and FAQ</a>
+    </nav>
     <div class="kit-grid">
       <section class="card" aria-labelledby="preview-title">
         <h2 id="preview-title">Brand site preview</h2>
