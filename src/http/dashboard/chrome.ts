@@ -23,6 +23,10 @@ export interface Chrome {
  */
 const NAV: readonly (readonly [label: string, path: string, minimum: Role])[] = [
   ['Overview', '', 'viewer'],
+  ['Brand kit', '/brand', 'viewer'],
+  ['Products', '/products', 'viewer'],
+  ['Media', '/media', 'viewer'],
+  ['Surfaces', '/surfaces', 'viewer'],
   ['Members', '/members', 'viewer'],
   ['API keys', '/keys', 'admin'],
   ['Custom domains', '/domains', 'admin'],

@@ -11,13 +11,17 @@ import Router from '@koa/router';
 import { accountRoutes } from './account.ts';
 import { connectedAppRoutes } from './apps.ts';
 import { auditLogRoutes } from './audit-log.ts';
+import { brandRoutes } from './brand.ts';
 import { channelRoutes } from './channels.ts';
 import { creditRoutes } from './credits.ts';
 import { domainRoutes } from './domains.ts';
 import { keyRoutes } from './keys.ts';
 import { createDashboardKit, type DashboardDeps } from './kit.ts';
+import { mediaLibraryRoutes } from './media.ts';
 import { memberRoutes } from './members.ts';
 import { operatorRoutes } from './operator.ts';
+import { productRoutes } from './products.ts';
+import { surfaceRoutes } from './surfaces.ts';
 import { workspaceRoutes } from './workspaces.ts';
 
 export type { DashboardDeps } from './kit.ts';
@@ -28,6 +32,10 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
   for (const group of [
     accountRoutes,
     workspaceRoutes,
+    brandRoutes,
+    productRoutes,
+    mediaLibraryRoutes,
+    surfaceRoutes,
     memberRoutes,
     keyRoutes,
     domainRoutes,
