@@ -11,6 +11,7 @@ import Router from '@koa/router';
 import { accountRoutes } from './account.ts';
 import { connectedAppRoutes } from './apps.ts';
 import { auditLogRoutes } from './audit-log.ts';
+import { campaignRoutes } from './campaigns.ts';
 import { channelRoutes } from './channels.ts';
 import { creditRoutes } from './credits.ts';
 import { domainRoutes } from './domains.ts';
@@ -28,6 +29,7 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
   for (const group of [
     accountRoutes,
     workspaceRoutes,
+    campaignRoutes,
     memberRoutes,
     keyRoutes,
     domainRoutes,
