@@ -325,6 +325,21 @@ export function placementName(
   };
 }
 
+/** A step of a generation, named, with where it stands: done, running now, still to come, or where it stopped. */
+function stepBadge(generation: Generation, step: string): SafeHtml {
+  const index = generation.steps.indexOf(step);
+  const current = generation.step ? generation.steps.indexOf(generation.step) : -1;
+  const state =
+    generation.status === 'complete' || index < current
+      ? { kind: 'ok', text: 'done' }
+      : index === current
+        ? RUNNING.has(generation.status)
+          ? { kind: 'info', text: 'running' }
+          : { kind: 'error', text: generation.status.replace('_', ' ') }
+        : { kind: 'muted', text: 'to do' };
+  return html`<span class="badge ${state.kind}">${step}: ${state.text}</span>`;
+}
+
 function generationCard(chrome: Chrome, view: CampaignDetailView): SafeHtml {
   const generation = view.generation;
   if (!generation) {
@@ -341,9 +356,10 @@ function generationCard(chrome: Chrome, view: CampaignDetailView): SafeHtml {
     ${
       running
         ? html`<p role="status">
-              ${generation.step ? html`Working on <strong>${generation.step}</strong> — ` : ''}${percent}% done.
-              ${generation.message ?? ''} This page refreshes itself every few seconds.
+              ${generation.step ? html`Working on the <strong>${generation.step}</strong> — ` : ''}${percent}% done.
+              This page refreshes itself every few seconds.
             </p>
+            ${generation.message ? html`<p class="muted">Latest: ${generation.message}</p>` : ''}
             <progress class="progress" max="100" value="${percent}" aria-label="Generation progress">
               ${percent}%
             </progress>`
@@ -357,7 +373,7 @@ function generationCard(chrome: Chrome, view: CampaignDetailView): SafeHtml {
             </p>`
     }
     <ol class="steps" aria-label="Steps">
-      ${generation.steps.map((step) => html`<li>${badge(step === generation.step && running ? 'in_progress' : step)}</li>`)}
+      ${generation.steps.map((step) => html`<li>${stepBadge(generation, step)}</li>`)}
     </ol>
     <p class="muted">
       Started ${minute(generation.createdAt)}
@@ -459,7 +475,9 @@ export function campaignDetailPage(chrome: Chrome, view: CampaignDetailView, not
             </p>`
       }`,
     notices,
-    html`${STYLES}${running ? html`<meta http-equiv="refresh" content="3" />` : ''}`,
+    // While a generation runs the page reloads itself (no script needed), at its own address: a notice of the
+    // action that led here is not repeated.
+    html`${STYLES}${running ? html`<meta http-equiv="refresh" content="3; url=${here}" />` : ''}`,
   );
 }
 

@@ -80,8 +80,20 @@ function briefArguments(values: BriefValues): Record<string, unknown> {
   };
 }
 
+/**
+ * The CSP of a page that shows variants: the dashboard's, plus images from this origin only. Generated images
+ * are served by the platform itself at `{platform_url}/media/…` (the dashboard's own host), and the variant
+ * preview shows only those (campaign-pages.ts), so no other origin is ever allowed.
+ */
+const CSP_WITH_OWN_MEDIA =
+  "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'";
+
 export function campaignRoutes(router: Router, kit: DashboardKit): void {
   const { sendHtml } = kit;
+  const sendWithOwnMedia = (ctx: Context, body: string, status?: number) => {
+    sendHtml(ctx, body, status);
+    ctx.set('content-security-policy', CSP_WITH_OWN_MEDIA);
+  };
   const path = '/w/:workspaceId/campaigns';
   const base = (ctx: Context) => `/w/${state(ctx).workspace!.id}/campaigns`;
   const query = <T>(ctx: Context, args: Record<string, unknown>) => kit.tool<T>(ctx, 'query_campaigns', args);
@@ -141,7 +153,7 @@ export function campaignRoutes(router: Router, kit: DashboardKit): void {
   const detail = async (ctx: Context, notices: Notice[] = []) => {
     const done = DONE[String(ctx.query.done ?? '')];
     const view = await detailView(ctx, ctx.params.campaignId!);
-    sendHtml(
+    sendWithOwnMedia(
       ctx,
       campaignDetailPage(state(ctx).chrome, view, done ? [{ kind: 'ok', text: done }, ...notices] : notices),
     );
