@@ -268,3 +268,80 @@ it('shows the price of a generation without spending credits', async () => {
   expect(quote).toMatchObject({ used_at: null });
   expect(answer.text).toContain(`${quote!.credits} credits`);
 });
+
+it('regenerates from a step: the quote, then the confirmation starts it and holds exactly the quoted credits', async () => {
+  const editor = await member('editor', 'editor-regenerate@example.test');
+  const { credits } = platform.container.services;
+  const page = `/w/${tenant.workspaceId}/campaigns/${seeded.draftCampaignId}/regenerate`;
+  const form = (await editor.request(page)).text;
+  // The campaign was never generated: only a run from the brief is offered.
+  expect([...form.matchAll(/name="fromStep"\s+value="([a-z]+)"/g)].map((match) => match[1])).toEqual(['brief']);
+  const before = await credits.balance(em(), tenant.workspaceId);
+  const quoted = await editor.submit(page, page, { fromStep: 'brief', variantCount: '1' });
+  expect(quoted.status).toBe(200);
+  expect(await credits.balance(em(), tenant.workspaceId)).toEqual(before);
+  const quoteId = /name="quoteId" value="([^"]+)"/.exec(quoted.text)![1]!;
+  const price = Number(/Confirm and spend (\d+) credits/.exec(quoted.text)![1]);
+  const fields = Object.fromEntries(
+    [...quoted.text.matchAll(/<input type="hidden" name="([A-Za-z_]+)" value="([^"]*)"/g)].map((match) => [
+      match[1]!,
+      match[2]!,
+    ]),
+  );
+  expect(fields).toMatchObject({ quoteId, fromStep: 'brief', variantCount: '1' });
+  const started = await editor.request(page, fields);
+  expect(started).toMatchObject({
+    status: 303,
+    location: `/w/${tenant.workspaceId}/campaigns/${seeded.draftCampaignId}?done=started`,
+  });
+  expect(await credits.balance(em(), tenant.workspaceId)).toEqual({
+    ...before,
+    available: before.available - price,
+    held: before.held + price,
+  });
+  const campaign = await platform.container.services.campaigns.get(
+    scopeOf(platform.container, tenant),
+    seeded.draftCampaignId,
+  );
+  expect(campaign.status).toBe('generating');
+  // The campaign page follows it: it refreshes itself while the job has not ended.
+  const detail = (await editor.request(`/w/${tenant.workspaceId}/campaigns/${seeded.draftCampaignId}?done=started`))
+    .text;
+  expect(detail).toContain('Generation started.');
+  expect(detail).toMatch(/<meta http-equiv="refresh" content="3; url=\/w\/ws_[0-9A-Z]+\/campaigns\/cmp_[0-9A-Z]+" \/>/);
+});
+
+it('lists campaigns a page at a time with the tool cursor, filtered by status and name', async () => {
+  const other = await createTenant(platform.container, { name: 'Many Campaigns', password: PASSWORD });
+  const scope = scopeOf(platform.container, other);
+  for (let index = 1; index <= 27; index++) {
+    await platform.container.services.campaigns.create(scope, { name: `Campaign ${String(index).padStart(2, '0')}` });
+  }
+  const session = dashboardSession(platform.urls.platform);
+  await session.submit('/signin', '/signin', { email: other.email, password: PASSWORD });
+  const list = `/w/${other.workspaceId}/campaigns`;
+  const names = (text: string) => [...text.matchAll(/<strong>(Campaign \d+)<\/strong>/g)].map((match) => match[1]);
+
+  const first = (await session.request(list)).text;
+  expect(names(first)).toHaveLength(25);
+  const next = /<a href="([^"]+)">Next page<\/a>/.exec(first)![1]!.replace(/&amp;/g, '&');
+  const second = (await session.request(next)).text;
+  expect(names(second)).toHaveLength(2);
+  expect(new Set([...names(first), ...names(second)]).size).toBe(27);
+  expect(second).toContain('First page');
+  expect(second).not.toContain('Next page');
+
+  expect(names((await session.request(`${list}?q=campaign%2007`)).text)).toEqual(['Campaign 07']);
+  expect(names((await session.request(`${list}?status=published`)).text)).toEqual([]);
+  expect((await session.request(`${list}?status=published`)).text).toContain('No campaign matches these filters.');
+  expect(names((await session.request(`${list}?status=draft&q=Campaign%202`)).text).sort()).toEqual([
+    'Campaign 20',
+    'Campaign 21',
+    'Campaign 22',
+    'Campaign 23',
+    'Campaign 24',
+    'Campaign 25',
+    'Campaign 26',
+    'Campaign 27',
+  ]);
+});

@@ -144,6 +144,18 @@ const STYLES = html`<style>
     padding: 8px 12px;
     background: #fffbea;
   }
+  .actions {
+    margin: 16px 0;
+    gap: 16px;
+    align-items: center;
+  }
+  .filters select,
+  .filters input {
+    height: 42px;
+  }
+  .zone-picker select {
+    max-width: none;
+  }
   .checks label {
     font-weight: 400;
     display: flex;
@@ -200,6 +212,8 @@ export interface CampaignListView {
 
 export function campaignListPage(chrome: Chrome, view: CampaignListView, notices: Notice[] = []): string {
   const filtered = Boolean(view.status || view.search || view.cursor);
+  // A workspace without campaigns gets the empty state alone: no filters to use, one way to start.
+  const empty = !filtered && view.campaigns.length === 0;
   const query = (cursor: string | null) => {
     const params = new URLSearchParams();
     if (view.status) params.set('status', view.status);
@@ -223,22 +237,32 @@ export function campaignListPage(chrome: Chrome, view: CampaignListView, notices
     chrome,
     html`<div class="row" style="justify-content:space-between;align-items:center">
         <h1 style="margin:0">Campaigns</h1>
-        ${mayEdit(chrome) ? html`<a class="button" href="${base(chrome)}/new">New campaign from a brief</a>` : ''}
+        ${mayEdit(chrome) && !empty ? html`<a class="button" href="${base(chrome)}/new">New campaign from a brief</a>` : ''}
       </div>
-      <form method="get" action="${base(chrome)}" class="row filters" role="search" aria-label="Filter campaigns">
-        <div>
-          <label for="filter-status">Status</label>
-          <select id="filter-status" name="status" style="width:auto">
-            <option value="">Any status</option>
-            ${LIST_STATUSES.map((status) => html`<option value="${status}" ${view.status === status ? html`selected` : ''}>${status}</option>`)}
-          </select>
-        </div>
-        <div style="flex:1;min-width:200px">
-          <label for="filter-q">Name contains</label>
-          <input id="filter-q" type="search" name="q" value="${view.search}" maxlength="200" />
-        </div>
-        <div><button class="secondary" type="submit">Show campaigns</button></div>
-      </form>
+      ${
+        empty
+          ? ''
+          : html`<form
+              method="get"
+              action="${base(chrome)}"
+              class="row filters"
+              role="search"
+              aria-label="Filter campaigns"
+            >
+              <div>
+                <label for="filter-status">Status</label>
+                <select id="filter-status" name="status" style="width:auto">
+                  <option value="">Any status</option>
+                  ${LIST_STATUSES.map((status) => html`<option value="${status}" ${view.status === status ? html`selected` : ''}>${status}</option>`)}
+                </select>
+              </div>
+              <div style="flex:1;min-width:200px">
+                <label for="filter-q">Name contains</label>
+                <input id="filter-q" type="search" name="q" value="${view.search}" maxlength="200" />
+              </div>
+              <div><button class="secondary" type="submit">Show campaigns</button></div>
+            </form>`
+      }
       ${
         rows.length
           ? stackedTable(['Campaign', 'Status', 'Variants', 'On the brand site', 'Last change'], rows)
@@ -537,7 +561,9 @@ export function variantEditPage(chrome: Chrome, view: VariantEditView, notices: 
         <p class="muted">
           ${campaign.status === 'published' ? 'The campaign is published: saving changes what visitors of the brand site see at once.' : 'The campaign is not published: visitors see nothing until it is.'}
         </p>
-        <p><button type="submit">Save ${variant.name}</button> <a href="${base(chrome)}/${campaign.id}">Cancel</a></p>
+        <p class="row actions">
+          <button type="submit">Save ${variant.name}</button> <a href="${base(chrome)}/${campaign.id}">Cancel</a>
+        </p>
       </form>`,
     notices,
     STYLES,
@@ -576,7 +602,7 @@ export function confirmPage(chrome: Chrome, view: ConfirmView, notices: Notice[]
           mayEdit(chrome)
             ? html`<form method="post" action="${view.action}">
                 ${csrfField(chrome)} ${Object.entries(view.fields).map(([name, value]) => hidden(name, value))}
-                <p>
+                <p class="row actions">
                   <button type="submit" class="${view.danger ? 'danger' : ''}">${view.button}</button>
                   <a href="${base(chrome)}/${view.campaign.id}">Cancel</a>
                 </p>
@@ -602,9 +628,9 @@ export function zonePicker(
       the library, or ask an agent to.
     </p>`;
   }
-  return html`<form method="get" action="${base(chrome)}/${campaign.id}/deploy" class="card row">
-    <div style="flex:1;min-width:240px">
-      <label for="zone">Zone</label>
+  return html`<form method="get" action="${base(chrome)}/${campaign.id}/deploy" class="card zone-picker">
+    <div>
+      <label for="zone" style="margin-top:0">Zone</label>
       <select id="zone" name="zoneId">
         ${zones.map(
           ({ zone, surface }) =>
@@ -614,7 +640,7 @@ export function zonePicker(
         )}
       </select>
     </div>
-    <div><button class="secondary" type="submit">Show what changes</button></div>
+    <p><button class="secondary" type="submit">Show what changes</button></p>
   </form>`;
 }
 
@@ -750,7 +776,7 @@ export function quotePage(chrome: Chrome, view: QuoteView, notices: Notice[] = [
                 ${csrfField(chrome)} ${hidden('quoteId', quote.id)}
                 ${Object.entries(view.fields).map(([name, value]) => hidden(name, value))}
                 ${view.productIds.map((id) => hidden('productIds', id))}
-                <p>
+                <p class="row actions">
                   <button type="submit">Confirm and spend ${count(quote.credits, 'credit')}</button>
                   <a href="${view.back}">Cancel</a>
                 </p>

@@ -202,7 +202,9 @@ export function campaignRoutes(router: Router, kit: DashboardKit): void {
   // ---- Generation from a brief: the form, the quote, the confirmation ------------------------------------
 
   const brief = async (ctx: Context, notices: Notice[] = []) => {
-    const values = ctx.method === 'POST' ? briefValues(ctx.request.body as Body) : briefValues({});
+    // A fresh form starts with images on, as the tool's own default.
+    const values =
+      ctx.method === 'POST' ? briefValues(ctx.request.body as Body) : { ...briefValues({}), includeImages: true };
     sendHtml(ctx, briefPage(state(ctx).chrome, await productsOf(ctx), values, notices));
   };
   router.get(`${path}/new`, ...kit.workspacePage('workspace:read'), async (ctx) => {
@@ -262,7 +264,7 @@ export function campaignRoutes(router: Router, kit: DashboardKit): void {
         state(ctx).chrome,
         campaign,
         {
-          fromStep: one(body.fromStep) || 'copy',
+          fromStep: one(body.fromStep) || ((steps as readonly string[]).includes('copy') ? 'copy' : 'brief'),
           variantCount: Number(one(body.variantCount)) || 3,
           includeImages: ctx.method === 'POST' ? one(body.includeImages) === 'yes' : true,
         },
