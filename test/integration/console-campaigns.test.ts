@@ -150,6 +150,20 @@ it("refuses every form to a viewer, changes nothing, and audits it as the viewer
       tool: 'manage_campaigns',
       args: { action: 'update', campaignId: seeded.campaignId, status: 'archived' },
     },
+    {
+      name: 'pause a placement',
+      action: `${ws}/${seeded.campaignId}/placements/${seeded.deploymentId}/pause`,
+      form: {},
+      tool: 'manage_campaigns',
+      args: { action: 'update_deployment', deploymentId: seeded.deploymentId, deploymentStatus: 'paused' },
+    },
+    {
+      name: 'restore',
+      action: `${ws}/${seeded.draftCampaignId}/restore`,
+      form: {},
+      tool: 'manage_campaigns',
+      args: { action: 'update', campaignId: seeded.draftCampaignId, status: 'ready' },
+    },
   ];
 
   for (const form of forms) {
@@ -186,6 +200,7 @@ it("refuses every form to a viewer, changes nothing, and audits it as the viewer
     `${ws}/${seeded.draftCampaignId}/publish`,
     `${ws}/${seeded.campaignId}/deploy?zoneId=${seeded.freeZoneId}`,
     `${ws}/${seeded.campaignId}/archive`,
+    `${ws}/${seeded.campaignId}/placements/${seeded.deploymentId}/end`,
   ]) {
     const answer = await viewer.request(page);
     expect({ page, status: answer.status }).toEqual({ page, status: 200 });
@@ -344,4 +359,53 @@ it('lists campaigns a page at a time with the tool cursor, filtered by status an
     'Campaign 26',
     'Campaign 27',
   ]);
+});
+
+it('pauses, resumes and ends a placement and archives and restores a campaign, each after saying what changes', async () => {
+  const editor = await member('editor', 'editor-placements@example.test');
+  const scope = scopeOf(platform.container, tenant);
+  const campaignPage = `/w/${tenant.workspaceId}/campaigns/${seeded.campaignId}`;
+  const placement = `${campaignPage}/placements/${seeded.deploymentId}`;
+  const statusOf = async () =>
+    (await platform.container.services.campaigns.listDeployments(scope, { campaignId: seeded.campaignId })).items.find(
+      (deployment) => deployment.id === seeded.deploymentId,
+    )?.status;
+
+  const steps: [change: string, says: RegExp, done: string, status: string | undefined][] = [
+    ['pause', /zone Hero on .+\/home stops showing Console summer/, 'Placement paused.', 'paused'],
+    ['resume', /zone Hero on .+\/home shows Console summer again/, 'Placement resumed.', 'active'],
+    ['end', /stops showing Console summer for good/, 'Placement ended.', 'ended'],
+  ];
+  for (const [change, says, done, status] of steps) {
+    const confirmation = (await editor.request(`${placement}/${change}`)).text;
+    expect(confirmation).toMatch(says);
+    const answer = await editor.submit(`${placement}/${change}`, `${placement}/${change}`, {});
+    expect(answer).toMatchObject({ status: 303 });
+    expect((await editor.request(answer.location!)).text).toContain(done);
+    expect(await statusOf()).toBe(status);
+  }
+
+  expect((await editor.request(`${campaignPage}/archive`)).text).toContain('stops being shown');
+  expect((await editor.submit(`${campaignPage}/archive`, `${campaignPage}/archive`, {})).status).toBe(303);
+  expect((await platform.container.services.campaigns.get(scope, seeded.campaignId)).status).toBe('archived');
+  const archived = (await editor.request(campaignPage)).text;
+  expect(archived).toContain('Restore…');
+  expect(archived).not.toContain('/edit"');
+  expect((await editor.request(`${campaignPage}/restore`)).text).toContain('Nothing on the brand site changes');
+  expect((await editor.submit(`${campaignPage}/restore`, `${campaignPage}/restore`, {})).status).toBe(303);
+  expect((await platform.container.services.campaigns.get(scope, seeded.campaignId)).status).toBe('ready');
+});
+
+it('answers a campaign that does not exist with the "not found" page', async () => {
+  const viewer = dashboardSession(platform.urls.platform);
+  await viewer.submit('/signin', '/signin', { email: 'viewer@example.test', password: PASSWORD });
+  for (const path of [
+    'cmp_00000000000000000000000000',
+    'not-an-id',
+    `${seeded.campaignId}/placements/dep_00000000000000000000000000/pause`,
+  ]) {
+    const answer = await viewer.request(`/w/${tenant.workspaceId}/campaigns/${path}`);
+    expect({ path, status: answer.status }).toEqual({ path, status: 404 });
+    expect(answer.text).toContain('That campaign, variant or placement does not exist.');
+  }
 });

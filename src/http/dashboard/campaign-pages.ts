@@ -424,6 +424,8 @@ export function campaignDetailPage(chrome: Chrome, view: CampaignDetailView, not
       actions.push(html`<a class="button" href="${here}/deploy">Place on a brand-site zone…</a>`);
     if (campaign.status !== 'archived' && campaign.status !== 'generating')
       actions.push(html`<a class="button secondary" href="${here}/archive">Archive…</a>`);
+    if (campaign.status === 'archived')
+      actions.push(html`<a class="button secondary" href="${here}/restore">Restore…</a>`);
   }
   return shell(
     campaign.name,
@@ -481,15 +483,24 @@ export function campaignDetailPage(chrome: Chrome, view: CampaignDetailView, not
       ${
         view.deployments.length
           ? stackedTable(
-              ['Zone', 'Page', 'Status', 'Priority', 'Since'],
+              ['Zone', 'Page', 'Status', 'Priority', 'Since', ...(mayEdit(chrome) ? ['Change'] : [])],
               view.deployments.map((deployment) => {
                 const place = placementName(view, deployment.zoneId);
+                const change = (verb: string, path: string) =>
+                  html`<a href="${here}/placements/${deployment.id}/${path}">${verb} in ${place.zone}…</a>`;
                 return [
                   place.zone,
                   place.url ? html`${place.page}<br /><a href="${place.url}">${place.url}</a>` : place.page,
                   badge(deployment.status),
                   deployment.priority,
                   minute(deployment.createdAt),
+                  ...(mayEdit(chrome)
+                    ? [
+                        deployment.status === 'ended'
+                          ? html`<span class="muted">—</span>`
+                          : html`${deployment.status === 'paused' ? change('Resume', 'resume') : change('Pause', 'pause')}<br />${change('End', 'end')}`,
+                      ]
+                    : []),
                 ];
               }),
             )

@@ -36,7 +36,8 @@ import {
   type Variant,
   type Zone,
 } from './campaign-pages.ts';
-import { forbiddenPage, type Notice } from './chrome.ts';
+import { renderErrorsWith, renderJson } from '../middleware/error-boundary.ts';
+import { forbiddenPage, notFoundPage, type Notice } from './chrome.ts';
 import { state, type DashboardKit } from './kit.ts';
 
 /** What a finished action says on the campaign page it redirects to. */
@@ -45,6 +46,10 @@ const DONE: Record<string, string> = {
   published: 'Published. The brand site is being republished; it shows the campaign within a few seconds.',
   deployed: 'Placed on the zone. The brand site is being republished.',
   archived: 'Archived. It no longer appears on the brand site.',
+  restored: 'Restored as ready. Publish it to show it on the brand site again.',
+  paused: 'Placement paused. The zone no longer shows this campaign.',
+  resumed: 'Placement resumed. The brand site is being republished.',
+  ended: 'Placement ended. The zone no longer shows this campaign.',
   started: 'Generation started. This page follows its progress.',
   already_running: 'A generation was already running for this campaign; nothing was spent.',
 };
@@ -94,6 +99,24 @@ export function campaignRoutes(router: Router, kit: DashboardKit): void {
     sendHtml(ctx, body, status);
     ctx.set('content-security-policy', CSP_WITH_OWN_MEDIA);
   };
+  /**
+   * The guards of a campaign page (GET): a signed-in member; a campaign, variant or placement that does not
+   * exist (or an id that cannot be one) answers the dashboard's "not found" page rather than the API's JSON.
+   */
+  const campaignPage = [
+    ...kit.workspacePage('workspace:read'),
+    renderErrorsWith((ctx, error, status) => {
+      if (error.code === 'internal_error') return renderJson(ctx, error, status);
+      const missing = status === 404 || error.code === 'validation_failed';
+      sendHtml(
+        ctx,
+        missing
+          ? notFoundPage(state(ctx).chrome, 'That campaign, variant or placement does not exist.')
+          : forbiddenPage(state(ctx).chrome, error.message),
+        missing ? 404 : status,
+      );
+    }),
+  ];
   const path = '/w/:workspaceId/campaigns';
   const base = (ctx: Context) => `/w/${state(ctx).workspace!.id}/campaigns`;
   const query = <T>(ctx: Context, args: Record<string, unknown>) => kit.tool<T>(ctx, 'query_campaigns', args);
@@ -197,7 +220,7 @@ export function campaignRoutes(router: Router, kit: DashboardKit): void {
 
   // ---- The list and a campaign -------------------------------------------------------------------------
 
-  router.get(path, ...kit.workspacePage('workspace:read'), (ctx) => list(ctx));
+  router.get(path, ...campaignPage, (ctx) => list(ctx));
 
   // ---- Generation from a brief: the form, the quote, the confirmation ------------------------------------
 
@@ -207,7 +230,7 @@ export function campaignRoutes(router: Router, kit: DashboardKit): void {
       ctx.method === 'POST' ? briefValues(ctx.request.body as Body) : { ...briefValues({}), includeImages: true };
     sendHtml(ctx, briefPage(state(ctx).chrome, await productsOf(ctx), values, notices));
   };
-  router.get(`${path}/new`, ...kit.workspacePage('workspace:read'), async (ctx) => {
+  router.get(`${path}/new`, ...campaignPage, async (ctx) => {
     if (editorsOnly(ctx, 'start a generation')) await brief(ctx);
   });
 
@@ -245,7 +268,7 @@ export function campaignRoutes(router: Router, kit: DashboardKit): void {
   });
 
   // Registered after `/new`, which it would otherwise take for a campaign id.
-  router.get(`${path}/:campaignId`, ...kit.workspacePage('workspace:read'), (ctx) => detail(ctx));
+  router.get(`${path}/:campaignId`, ...campaignPage, (ctx) => detail(ctx));
 
   // ---- Regenerating from a step ----------------------------------------------------------------------------
 
@@ -273,7 +296,7 @@ export function campaignRoutes(router: Router, kit: DashboardKit): void {
       ),
     );
   };
-  router.get(`${path}/:campaignId/regenerate`, ...kit.workspacePage('workspace:read'), async (ctx) => {
+  router.get(`${path}/:campaignId/regenerate`, ...campaignPage, async (ctx) => {
     if (editorsOnly(ctx, 'regenerate a campaign')) await regenerateForm(ctx);
   });
 
@@ -332,7 +355,7 @@ export function campaignRoutes(router: Router, kit: DashboardKit): void {
       : undefined;
     sendHtml(ctx, variantEditPage(state(ctx).chrome, { campaign, variant, ...(draft ? { draft } : {}) }, notices));
   };
-  router.get(`${path}/:campaignId/variants/:variantId/edit`, ...kit.workspacePage('workspace:read'), async (ctx) => {
+  router.get(`${path}/:campaignId/variants/:variantId/edit`, ...campaignPage, async (ctx) => {
     if (editorsOnly(ctx, 'edit variants')) await editForm(ctx);
   });
 
@@ -373,7 +396,7 @@ export function campaignRoutes(router: Router, kit: DashboardKit): void {
 
   // ---- Publish, place on a zone, archive: a confirmation page, then the POST --------------------------------
 
-  router.get(`${path}/:campaignId/publish`, ...kit.workspacePage('workspace:read'), async (ctx) => {
+  router.get(`${path}/:campaignId/publish`, ...campaignPage, async (ctx) => {
     const view = await detailView(ctx, ctx.params.campaignId!);
     const active = view.variants.filter((variant) => variant.status === 'active');
     const page = `${view.brandSite}/campaigns/${view.campaign.slug}`;
@@ -403,7 +426,7 @@ export function campaignRoutes(router: Router, kit: DashboardKit): void {
     ctx.status = 303;
   });
 
-  router.get(`${path}/:campaignId/deploy`, ...kit.workspacePage('workspace:read'), async (ctx) => {
+  router.get(`${path}/:campaignId/deploy`, ...campaignPage, async (ctx) => {
     const view = await detailView(ctx, ctx.params.campaignId!);
     const zoneId = typeof ctx.query.zoneId === 'string' ? ctx.query.zoneId : null;
     const chosen = zoneId ? view.zones.get(zoneId) : undefined;
@@ -441,7 +464,7 @@ export function campaignRoutes(router: Router, kit: DashboardKit): void {
     ctx.status = 303;
   });
 
-  router.get(`${path}/:campaignId/archive`, ...kit.workspacePage('workspace:read'), async (ctx) => {
+  router.get(`${path}/:campaignId/archive`, ...campaignPage, async (ctx) => {
     const view = await detailView(ctx, ctx.params.campaignId!);
     const live = view.deployments.filter((deployment) => deployment.status === 'active');
     sendHtml(
@@ -476,4 +499,90 @@ export function campaignRoutes(router: Router, kit: DashboardKit): void {
     ctx.redirect(`${base(ctx)}/${ctx.params.campaignId}?done=archived`);
     ctx.status = 303;
   });
+
+  router.get(`${path}/:campaignId/restore`, ...campaignPage, async (ctx) => {
+    const campaign = await campaignOf(ctx, ctx.params.campaignId!);
+    sendHtml(
+      ctx,
+      confirmPage(state(ctx).chrome, {
+        title: `Restore ${campaign.name}`,
+        campaign,
+        changes: [
+          'It comes back as ready: editable, but not published. Nothing on the brand site changes until you publish it again.',
+          'The placements it had stay ended; place it again after publishing.',
+        ],
+        action: `${base(ctx)}/${campaign.id}/restore`,
+        fields: {},
+        button: `Restore ${campaign.name}`,
+      }),
+    );
+  });
+
+  router.post(`${path}/:campaignId/restore`, ...kit.toolAction(detail), async (ctx) => {
+    await kit.tool(ctx, 'manage_campaigns', { action: 'update', campaignId: ctx.params.campaignId!, status: 'ready' });
+    ctx.redirect(`${base(ctx)}/${ctx.params.campaignId}?done=restored`);
+    ctx.status = 303;
+  });
+
+  // ---- Pausing, resuming or ending a placement ---------------------------------------------------------------
+
+  router.get(`${path}/:campaignId/placements/:deploymentId/:change`, ...campaignPage, async (ctx) => {
+    const change = PLACEMENT_CHANGES[ctx.params.change!];
+    const view = await detailView(ctx, ctx.params.campaignId!);
+    const deployment = view.deployments.find((candidate) => candidate.id === ctx.params.deploymentId);
+    if (!change || !deployment) throw new NotFoundError('Placement', ctx.params.deploymentId!);
+    const place = placementName(view, deployment.zoneId);
+    const where = `zone ${place.zone} on ${place.url ?? place.page}`;
+    sendHtml(
+      ctx,
+      confirmPage(state(ctx).chrome, {
+        title: `${change.verb} the placement in ${place.zone}`,
+        campaign: view.campaign,
+        changes: [change.says(view.campaign.name, where)],
+        action: `${base(ctx)}/${view.campaign.id}/placements/${deployment.id}/${ctx.params.change}`,
+        fields: {},
+        button: `${change.verb} ${view.campaign.name} in ${place.zone}`,
+        danger: change.status === 'ended',
+      }),
+    );
+  });
+
+  router.post(`${path}/:campaignId/placements/:deploymentId/:change`, ...kit.toolAction(detail), async (ctx) => {
+    const change = PLACEMENT_CHANGES[ctx.params.change!];
+    if (!change) throw new NotFoundError('Placement change', ctx.params.change!);
+    await kit.tool(ctx, 'manage_campaigns', {
+      action: 'update_deployment',
+      deploymentId: ctx.params.deploymentId!,
+      deploymentStatus: change.status,
+    });
+    ctx.redirect(`${base(ctx)}/${ctx.params.campaignId}?done=${change.done}`);
+    ctx.status = 303;
+  });
 }
+
+/** What each placement change sets, and the sentence its confirmation says. */
+const PLACEMENT_CHANGES: Record<
+  string,
+  { verb: string; status: 'active' | 'paused' | 'ended'; done: string; says: (name: string, where: string) => string }
+> = {
+  pause: {
+    verb: 'Pause',
+    status: 'paused',
+    done: 'paused',
+    says: (name, where) =>
+      `${where} stops showing ${name} (another campaign placed there, if any, is shown instead). You can resume it later.`,
+  },
+  resume: {
+    verb: 'Resume',
+    status: 'active',
+    done: 'resumed',
+    says: (name, where) => `${where} shows ${name} again.`,
+  },
+  end: {
+    verb: 'End',
+    status: 'ended',
+    done: 'ended',
+    says: (name, where) =>
+      `${where} stops showing ${name} for good. To show it there again, place it on the zone again.`,
+  },
+};
