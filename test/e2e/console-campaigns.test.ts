@@ -26,6 +26,7 @@ let browser: Browser;
 let tenant: Tenant;
 let site: string;
 let zoneName: string;
+let zoneId: string;
 
 const PASSWORD = 'a long enough password';
 const EDITOR = 'eddie.editor@example.test';
@@ -112,6 +113,7 @@ beforeAll(async () => {
   const surface = await surfaces.createSurface(scope, { name: 'Summer page', kind: 'brand_page', path: PAGE_PATH });
   const zone = await surfaces.createZone(scope, { surfaceId: surface.id, name: 'Hero', key: 'hero', kind: 'hero' });
   zoneName = zone.name;
+  zoneId = zone.id;
   const workspace = await em.findOneOrFail(Workspace, { id: tenant.workspaceId });
   site = brandSiteUrl(platform.config, workspace.slug);
   browser = await launchBrowser();
@@ -289,7 +291,7 @@ it('a viewer sees the campaigns and is offered nothing that changes them', async
   for (const [url, name] of [
     [campaignsUrl(), 'viewer-list'],
     [campaignUrl, 'viewer-detail'],
-    [`${campaignUrl}/deploy`, 'viewer-deploy'],
+    [`${campaignUrl}/deploy?zoneId=${zoneId}`, 'viewer-deploy'],
   ] as const) {
     const response = await page.goto(url);
     expect(response!.status()).toBe(200);

@@ -331,8 +331,10 @@ export function variantPreview(variant: Variant, campaign: Campaign, brandSite: 
     },
     { level: 3, image: true },
   );
+  const drawn = ownImage && altStates(alt, variant.headline);
   return html`<div class="cp-preview">
     ${new SafeHtml(fragment)}
+    ${drawn ? html`<p class="muted">Headline, drawn in the image: “${variant.headline}”</p>` : ''}
     ${first?.src && !ownImage ? html`<p class="muted">Image from another site (not loaded here): ${alt || first.src}</p>` : ''}
   </div>`;
 }
@@ -595,6 +597,8 @@ export interface ConfirmView {
   danger?: boolean;
   /** Shown above the form (e.g. the zone picker). */
   before?: SafeHtml;
+  /** Why there is nothing to confirm yet (no zone chosen): shown instead of the button. */
+  notYet?: string;
 }
 
 export function confirmPage(chrome: Chrome, view: ConfirmView, notices: Notice[] = []): string {
@@ -610,15 +614,17 @@ export function confirmPage(chrome: Chrome, view: ConfirmView, notices: Notice[]
           ${view.changes.map((change) => html`<li>${change}</li>`)}
         </ul>
         ${
-          mayEdit(chrome)
-            ? html`<form method="post" action="${view.action}">
-                ${csrfField(chrome)} ${Object.entries(view.fields).map(([name, value]) => hidden(name, value))}
-                <p class="row actions">
-                  <button type="submit" class="${view.danger ? 'danger' : ''}">${view.button}</button>
-                  <a href="${base(chrome)}/${view.campaign.id}">Cancel</a>
-                </p>
-              </form>`
-            : html`<p class="muted">Your role (${chrome.current!.role}) can see this but not do it.</p>`
+          view.notYet
+            ? ''
+            : mayEdit(chrome)
+              ? html`<form method="post" action="${view.action}">
+                  ${csrfField(chrome)} ${Object.entries(view.fields).map(([name, value]) => hidden(name, value))}
+                  <p class="row actions">
+                    <button type="submit" class="${view.danger ? 'danger' : ''}">${view.button}</button>
+                    <a href="${base(chrome)}/${view.campaign.id}">Cancel</a>
+                  </p>
+                </form>`
+              : html`<p class="muted">Your role (${chrome.current!.role}) can see this but not do it.</p>`
         }
       </section>`,
     notices,

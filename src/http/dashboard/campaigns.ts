@@ -446,9 +446,10 @@ export function campaignRoutes(router: Router, kit: DashboardKit): void {
               'If another campaign is placed in the same zone, the one with the higher priority is shown (this one gets priority 0).',
             ]
           : ['Choose a zone above to see exactly what will change.'],
+        ...(place ? {} : { notYet: 'no zone chosen' }),
         action: `${base(ctx)}/${view.campaign.id}/deploy`,
         fields: chosen ? { zoneId: chosen.zone.id } : {},
-        button: place ? `Place on ${place.zone}` : 'Choose a zone first',
+        button: `Place on ${place?.zone ?? 'the zone'}`,
       }),
     );
   });
