@@ -566,7 +566,23 @@ export function variantEditPage(chrome: Chrome, view: VariantEditView, notices: 
       <form method="post" action="${action}" class="card">
         ${csrfField(chrome)} ${hidden('expectedVersion', variant.version)}
         <label for="headline">Headline</label>
-        <input id="headline" type="text" name="headline" value="${values.headline}" maxlength="200" required />
+        <input
+          id="headline"
+          type="text"
+          name="headline"
+          value="${values.headline}"
+          maxlength="200"
+          required
+          ${imageWords(variant) ? html`aria-describedby="headline-image"` : ''}
+        />
+        ${
+          imageWords(variant)
+            ? html`<p class="muted" id="headline-image">
+                This variant's image was generated with words drawn into it (described as “${imageWords(variant)}”).
+                Saving new copy does not redraw the image; regenerate from the images step for that.
+              </p>`
+            : ''
+        }
         <label for="body">Text</label>
         <textarea id="body" name="body" rows="6" maxlength="5000" required>${values.body}</textarea>
         <label for="cta">Button text</label>
@@ -581,6 +597,12 @@ export function variantEditPage(chrome: Chrome, view: VariantEditView, notices: 
     notices,
     STYLES,
   );
+}
+
+/** The words a generated image of the variant shows (its alt text starts with them), if any. */
+function imageWords(variant: Variant): string | null {
+  const alt = variant.imageRefs.find((ref) => typeof ref.alt === 'string' && ref.alt)?.alt;
+  return typeof alt === 'string' && typeof variant.imageRefs[0]?.mediaId === 'string' ? alt : null;
 }
 
 // ---------------------------------------------------------------------------------------------------------
