@@ -23,6 +23,7 @@ export interface Chrome {
  */
 const NAV: readonly (readonly [label: string, path: string, minimum: Role])[] = [
   ['Overview', '', 'viewer'],
+  ['Campaigns', '/campaigns', 'viewer'],
   ['Brand kit', '/brand', 'viewer'],
   ['Products', '/products', 'viewer'],
   ['Media', '/media', 'viewer'],

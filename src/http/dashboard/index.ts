@@ -12,6 +12,7 @@ import { accountRoutes } from './account.ts';
 import { connectedAppRoutes } from './apps.ts';
 import { auditLogRoutes } from './audit-log.ts';
 import { brandRoutes } from './brand.ts';
+import { campaignRoutes } from './campaigns.ts';
 import { channelRoutes } from './channels.ts';
 import { creditRoutes } from './credits.ts';
 import { domainRoutes } from './domains.ts';
@@ -36,6 +37,7 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     productRoutes,
     mediaLibraryRoutes,
     surfaceRoutes,
+    campaignRoutes,
     memberRoutes,
     keyRoutes,
     domainRoutes,

@@ -1,0 +1,589 @@
+/**
+ * The Campaigns pages (`campaign-pages.ts` has the views): the list, a campaign, editing a variant, publishing,
+ * placing on a zone, archiving, and generating from a brief (quote first, then confirm) or regenerating a step.
+ *
+ * Every read and every action goes through the tools (`kit.tool`): `query_campaigns`, `manage_campaigns`,
+ * `generate_campaign`, `query_surfaces`, `query_products`, `get_platform_info`. So a page applies exactly the
+ * permission, validation, domain rules and audit line of the same MCP call; POSTs use `kit.toolAction`, which
+ * leaves the role check to the tool so a refusal is audited as `denied` just as the agent's would be.
+ *
+ * Actions answer with a redirect (303) to the campaign, carrying a `done` key the page turns into a notice, so
+ * reloading a page never repeats an action.
+ */
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { GENERATION_STEPS } from '../../domain/credits/price-list.ts';
+import { AppError, NotFoundError } from '../../errors.ts';
+import {
+  briefPage,
+  campaignDetailPage,
+  campaignListPage,
+  confirmPage,
+  LIST_STATUSES,
+  mayEdit,
+  placementName,
+  quotePage,
+  regeneratePage,
+  variantEditPage,
+  zonePicker,
+  type BriefValues,
+  type Campaign,
+  type CampaignDetailView,
+  type Deployment,
+  type Generation,
+  type Quote,
+  type Surface,
+  type Variant,
+  type Zone,
+} from './campaign-pages.ts';
+import { renderErrorsWith, renderJson } from '../middleware/error-boundary.ts';
+import { forbiddenPage, notFoundPage, type Notice } from './chrome.ts';
+import { state, type DashboardKit } from './kit.ts';
+
+/** What a finished action says on the campaign page it redirects to. */
+const DONE: Record<string, string> = {
+  saved: 'Variant saved.',
+  published: 'Published. The brand site is being republished; it shows the campaign within a few seconds.',
+  deployed: 'Placed on the zone. The brand site is being republished.',
+  archived: 'Archived. It no longer appears on the brand site.',
+  restored: 'Restored as ready. Publish it to show it on the brand site again.',
+  paused: 'Placement paused. The zone no longer shows this campaign.',
+  resumed: 'Placement resumed. The brand site is being republished.',
+  ended: 'Placement ended. The zone no longer shows this campaign.',
+  started: 'Generation started. This page follows its progress.',
+  already_running: 'A generation was already running for this campaign; nothing was spent.',
+};
+
+type GenerateAnswer =
+  | { status: 'quote_required'; quote: Quote }
+  | { status: 'started' | 'already_running'; campaignId: string; generation: Generation };
+
+type Body = Record<string, string | string[] | undefined>;
+
+const one = (value: string | string[] | undefined): string => (Array.isArray(value) ? (value[0] ?? '') : (value ?? ''));
+const many = (value: string | string[] | undefined): string[] => (Array.isArray(value) ? value : value ? [value] : []);
+
+/** The brief form's values, read the same way for the quote and for its confirmation (the quote hashes them). */
+function briefValues(body: Body): BriefValues {
+  return {
+    intent: one(body.intent).trim(),
+    name: one(body.name).trim(),
+    productIds: many(body.productIds),
+    variantCount: Number(one(body.variantCount)) || 3,
+    includeImages: one(body.includeImages) === 'yes',
+  };
+}
+
+/** The `generate_campaign start` arguments of a brief: an empty name or product list is left out. */
+function briefArguments(values: BriefValues): Record<string, unknown> {
+  return {
+    intent: values.intent,
+    ...(values.name ? { name: values.name } : {}),
+    ...(values.productIds.length ? { productIds: values.productIds } : {}),
+    variantCount: values.variantCount,
+    includeImages: values.includeImages,
+  };
+}
+
+/**
+ * The CSP of a page that shows variants: the dashboard's, plus images from this origin only. Generated images
+ * are served by the platform itself at `{platform_url}/media/…` (the dashboard's own host), and the variant
+ * preview shows only those (campaign-pages.ts), so no other origin is ever allowed.
+ */
+const CSP_WITH_OWN_MEDIA =
+  "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'";
+
+export function campaignRoutes(router: Router, kit: DashboardKit): void {
+  const { sendHtml } = kit;
+  const sendWithOwnMedia = (ctx: Context, body: string, status?: number) => {
+    sendHtml(ctx, body, status);
+    ctx.set('content-security-policy', CSP_WITH_OWN_MEDIA);
+  };
+  /**
+   * The guards of a campaign page (GET): a signed-in member; a campaign, variant or placement that does not
+   * exist (or an id that cannot be one) answers the dashboard's "not found" page rather than the API's JSON.
+   */
+  const campaignPage = [
+    ...kit.workspacePage('workspace:read'),
+    renderErrorsWith((ctx, error, status) => {
+      if (error.code === 'internal_error') return renderJson(ctx, error, status);
+      const missing = status === 404 || error.code === 'validation_failed';
+      sendHtml(
+        ctx,
+        missing
+          ? notFoundPage(state(ctx).chrome, 'That campaign, variant or placement does not exist.')
+          : forbiddenPage(state(ctx).chrome, error.message),
+        missing ? 404 : status,
+      );
+    }),
+  ];
+  const path = '/w/:workspaceId/campaigns';
+  const base = (ctx: Context) => `/w/${state(ctx).workspace!.id}/campaigns`;
+  const query = <T>(ctx: Context, args: Record<string, unknown>) => kit.tool<T>(ctx, 'query_campaigns', args);
+
+  async function campaignOf(ctx: Context, campaignId: string): Promise<Campaign> {
+    return (await query<{ campaign: Campaign }>(ctx, { action: 'get', campaignId })).campaign;
+  }
+
+  async function variantsOf(ctx: Context, campaignId: string): Promise<Variant[]> {
+    return (await query<{ variants: Variant[] }>(ctx, { action: 'variants', campaignId, limit: 100 })).variants;
+  }
+
+  async function variantOf(ctx: Context, campaign: Campaign, variantId: string): Promise<Variant> {
+    const variant = (await variantsOf(ctx, campaign.id)).find((candidate) => candidate.id === variantId);
+    if (!variant) throw new NotFoundError('Variant', variantId);
+    return variant;
+  }
+
+  /** Every zone of the workspace with its page (surface), for the picker and to name placements. */
+  async function zonesOf(ctx: Context): Promise<Map<string, { zone: Zone; surface: Surface | undefined }>> {
+    const [{ surfaces }, { zones }] = await Promise.all([
+      kit.tool<{ surfaces: Surface[] }>(ctx, 'query_surfaces', { operation: 'list_surfaces', limit: 100 }),
+      kit.tool<{ zones: Zone[] }>(ctx, 'query_surfaces', { operation: 'list_zones', limit: 100 }),
+    ]);
+    const byId = new Map(surfaces.map((surface) => [surface.id, surface]));
+    return new Map(zones.map((zone) => [zone.id, { zone, surface: byId.get(zone.surfaceId) }]));
+  }
+
+  async function brandSiteOf(ctx: Context): Promise<string> {
+    const { organization } = await kit.tool<{ organization: { brandSiteUrl: string } }>(ctx, 'get_platform_info', {
+      topic: 'organization',
+    });
+    return organization.brandSiteUrl;
+  }
+
+  async function detailView(ctx: Context, campaignId: string): Promise<CampaignDetailView> {
+    const campaign = await campaignOf(ctx, campaignId);
+    const [variants, { deployments }, { generation }, zones, brandSite] = await Promise.all([
+      variantsOf(ctx, campaignId),
+      query<{ deployments: Deployment[] }>(ctx, { action: 'deployments', campaignId, limit: 100 }),
+      query<{ generation: Generation | null }>(ctx, { action: 'generation_status', campaignId }),
+      zonesOf(ctx),
+      brandSiteOf(ctx),
+    ]);
+    return {
+      campaign,
+      variants,
+      deployments,
+      generation,
+      zones,
+      brandSite,
+      mediaBase: kit.container.config.urls.platform,
+    };
+  }
+
+  /** A campaign page, with the notice of the action that redirected here (or the error of one that failed). */
+  const detail = async (ctx: Context, notices: Notice[] = []) => {
+    const done = DONE[String(ctx.query.done ?? '')];
+    const view = await detailView(ctx, ctx.params.campaignId!);
+    sendWithOwnMedia(
+      ctx,
+      campaignDetailPage(state(ctx).chrome, view, done ? [{ kind: 'ok', text: done }, ...notices] : notices),
+    );
+  };
+
+  const list = async (ctx: Context, notices: Notice[] = []) => {
+    const status = LIST_STATUSES.find((candidate) => candidate === ctx.query.status) ?? null;
+    const search = String(ctx.query.q ?? '').slice(0, 200);
+    const cursor = typeof ctx.query.cursor === 'string' && ctx.query.cursor ? ctx.query.cursor : null;
+    const page = await query<{ campaigns: Campaign[]; nextCursor: string | null }>(ctx, {
+      action: 'list',
+      ...(status ? { status } : {}),
+      ...(search.trim() ? { search: search.trim() } : {}),
+      ...(cursor ? { cursor } : {}),
+      limit: 25,
+    });
+    sendHtml(
+      ctx,
+      campaignListPage(
+        state(ctx).chrome,
+        { campaigns: page.campaigns, status, search, cursor, nextCursor: page.nextCursor ?? null },
+        notices,
+      ),
+    );
+  };
+
+  /** Pages whose only content is a form for editors: others are told their role cannot do this. */
+  const editorsOnly = (ctx: Context, what: string): boolean => {
+    if (mayEdit(state(ctx).chrome)) return true;
+    sendHtml(ctx, forbiddenPage(state(ctx).chrome, `Your role (${state(ctx).workspace!.role}) cannot ${what}.`), 403);
+    return false;
+  };
+
+  const productsOf = async (ctx: Context) =>
+    (
+      await kit.tool<{ products: { id: string; title: string }[] }>(ctx, 'query_products', {
+        action: 'list',
+        limit: 100,
+      })
+    ).products;
+
+  // ---- The list and a campaign -------------------------------------------------------------------------
+
+  router.get(path, ...campaignPage, (ctx) => list(ctx));
+
+  // ---- Generation from a brief: the form, the quote, the confirmation ------------------------------------
+
+  const brief = async (ctx: Context, notices: Notice[] = []) => {
+    // A fresh form starts with images on, as the tool's own default.
+    const values =
+      ctx.method === 'POST' ? briefValues(ctx.request.body as Body) : { ...briefValues({}), includeImages: true };
+    sendHtml(ctx, briefPage(state(ctx).chrome, await productsOf(ctx), values, notices));
+  };
+  router.get(`${path}/new`, ...campaignPage, async (ctx) => {
+    if (editorsOnly(ctx, 'start a generation')) await brief(ctx);
+  });
+
+  router.post(`${path}/generate`, ...kit.toolAction(brief), async (ctx) => {
+    const body = ctx.request.body as Body;
+    const values = briefValues(body);
+    const quoteId = one(body.quoteId) || undefined;
+    const answer = await kit.tool<GenerateAnswer>(ctx, 'generate_campaign', {
+      mode: 'start',
+      ...briefArguments(values),
+      ...(quoteId ? { quoteId } : {}),
+    });
+    if (answer.status === 'quote_required') {
+      sendHtml(
+        ctx,
+        quotePage(state(ctx).chrome, {
+          campaign: null,
+          quote: answer.quote,
+          what: `Generating ${values.variantCount === 1 ? 'one variant' : `${values.variantCount} variants`}${values.includeImages ? ' with images' : ''}`,
+          fields: {
+            intent: values.intent,
+            name: values.name || undefined,
+            variantCount: values.variantCount,
+            includeImages: values.includeImages ? 'yes' : undefined,
+          },
+          productIds: values.productIds,
+          action: `${base(ctx)}/generate`,
+          back: `${base(ctx)}/new`,
+        }),
+      );
+      return;
+    }
+    ctx.redirect(`${base(ctx)}/${answer.campaignId}?done=${answer.status}`);
+    ctx.status = 303;
+  });
+
+  // Registered after `/new`, which it would otherwise take for a campaign id.
+  router.get(`${path}/:campaignId`, ...campaignPage, (ctx) => detail(ctx));
+
+  // ---- Regenerating from a step ----------------------------------------------------------------------------
+
+  const regenerateForm = async (ctx: Context, notices: Notice[] = []) => {
+    const campaign = await campaignOf(ctx, ctx.params.campaignId!);
+    const { generation } = await query<{ generation: Generation | null }>(ctx, {
+      action: 'generation_status',
+      campaignId: campaign.id,
+    });
+    // Without a finished generation there is nothing to reuse: only the whole run (from the brief) is possible.
+    const steps = generation?.status === 'complete' ? GENERATION_STEPS : (['brief'] as const);
+    const body = ctx.method === 'POST' ? (ctx.request.body as Body) : {};
+    sendHtml(
+      ctx,
+      regeneratePage(
+        state(ctx).chrome,
+        campaign,
+        {
+          fromStep: one(body.fromStep) || ((steps as readonly string[]).includes('copy') ? 'copy' : 'brief'),
+          variantCount: Number(one(body.variantCount)) || 3,
+          includeImages: ctx.method === 'POST' ? one(body.includeImages) === 'yes' : true,
+        },
+        steps,
+        notices,
+      ),
+    );
+  };
+  router.get(`${path}/:campaignId/regenerate`, ...campaignPage, async (ctx) => {
+    if (editorsOnly(ctx, 'regenerate a campaign')) await regenerateForm(ctx);
+  });
+
+  router.post(`${path}/:campaignId/regenerate`, ...kit.toolAction(regenerateForm), async (ctx) => {
+    const body = ctx.request.body as Body;
+    const campaignId = ctx.params.campaignId!;
+    const args = {
+      mode: 'regenerate',
+      campaignId,
+      fromStep: one(body.fromStep),
+      variantCount: Number(one(body.variantCount)) || 3,
+      includeImages: one(body.includeImages) === 'yes',
+    };
+    const quoteId = one(body.quoteId) || undefined;
+    const answer = await kit.tool<GenerateAnswer>(ctx, 'generate_campaign', {
+      ...args,
+      ...(quoteId ? { quoteId } : {}),
+    });
+    if (answer.status === 'quote_required') {
+      const campaign = await campaignOf(ctx, campaignId);
+      sendHtml(
+        ctx,
+        quotePage(state(ctx).chrome, {
+          campaign,
+          quote: answer.quote,
+          what: `Regenerating ${campaign.name} from ${args.fromStep}`,
+          fields: {
+            fromStep: args.fromStep,
+            variantCount: args.variantCount,
+            includeImages: args.includeImages ? 'yes' : undefined,
+          },
+          productIds: [],
+          action: `${base(ctx)}/${campaignId}/regenerate`,
+          back: `${base(ctx)}/${campaignId}/regenerate`,
+        }),
+      );
+      return;
+    }
+    ctx.redirect(`${base(ctx)}/${answer.campaignId}?done=${answer.status}`);
+    ctx.status = 303;
+  });
+
+  // ---- Editing a variant -----------------------------------------------------------------------------------
+
+  const editForm = async (ctx: Context, notices: Notice[] = []) => {
+    const campaign = await campaignOf(ctx, ctx.params.campaignId!);
+    const variant = await variantOf(ctx, campaign, ctx.params.variantId!);
+    const body = ctx.method === 'POST' ? (ctx.request.body as Body) : null;
+    const draft = body
+      ? {
+          headline: one(body.headline),
+          body: one(body.body),
+          callToAction: one(body.callToAction),
+          expectedVersion: Number(one(body.expectedVersion)),
+        }
+      : undefined;
+    sendHtml(ctx, variantEditPage(state(ctx).chrome, { campaign, variant, ...(draft ? { draft } : {}) }, notices));
+  };
+  router.get(`${path}/:campaignId/variants/:variantId/edit`, ...campaignPage, async (ctx) => {
+    if (editorsOnly(ctx, 'edit variants')) await editForm(ctx);
+  });
+
+  router.post(`${path}/:campaignId/variants/:variantId`, ...kit.toolAction(editForm), async (ctx) => {
+    const body = ctx.request.body as Body;
+    const draft = {
+      headline: one(body.headline),
+      body: one(body.body),
+      callToAction: one(body.callToAction),
+      expectedVersion: Number(one(body.expectedVersion)),
+    };
+    try {
+      await kit.tool(ctx, 'manage_campaigns', {
+        action: 'update_variant',
+        variantId: ctx.params.variantId!,
+        headline: draft.headline,
+        body: draft.body,
+        callToAction: draft.callToAction,
+        expectedVersion: draft.expectedVersion,
+      });
+    } catch (error) {
+      // Someone saved first: show what the variant says now next to the person's edit; nothing was changed.
+      if (!(error instanceof AppError && error.code === 'conflict' && error.details?.currentVersion)) throw error;
+      const campaign = await campaignOf(ctx, ctx.params.campaignId!);
+      const variant = await variantOf(ctx, campaign, ctx.params.variantId!);
+      sendHtml(
+        ctx,
+        variantEditPage(state(ctx).chrome, { campaign, variant, draft, conflict: true }, [
+          { kind: 'error', text: 'Not saved: someone else changed this variant while you were editing it.' },
+        ]),
+        409,
+      );
+      return;
+    }
+    ctx.redirect(`${base(ctx)}/${ctx.params.campaignId}?done=saved#variant-${ctx.params.variantId}`);
+    ctx.status = 303;
+  });
+
+  // ---- Publish, place on a zone, archive: a confirmation page, then the POST --------------------------------
+
+  router.get(`${path}/:campaignId/publish`, ...campaignPage, async (ctx) => {
+    const view = await detailView(ctx, ctx.params.campaignId!);
+    const active = view.variants.filter((variant) => variant.status === 'active');
+    const page = `${view.brandSite}/campaigns/${view.campaign.slug}`;
+    sendHtml(
+      ctx,
+      confirmPage(state(ctx).chrome, {
+        title: `Publish ${view.campaign.name}`,
+        campaign: view.campaign,
+        changes: [
+          `The campaign gets a public page on the brand site: ${page}`,
+          active.length === 1
+            ? `${active[0]!.name} ("${active[0]!.headline}") will be shown to every visitor.`
+            : `Visitors will be split between ${active.map((variant) => `${variant.name} ("${variant.headline}")`).join(', ')}, by weight.`,
+          'It is listed on the brand site, in its llms.txt and in what the concierge answers.',
+          'It is not placed in any page zone until you place it.',
+        ],
+        action: `${base(ctx)}/${view.campaign.id}/publish`,
+        fields: {},
+        button: `Publish ${view.campaign.name}`,
+      }),
+    );
+  });
+
+  router.post(`${path}/:campaignId/publish`, ...kit.toolAction(detail), async (ctx) => {
+    await kit.tool(ctx, 'manage_campaigns', { action: 'publish', campaignId: ctx.params.campaignId! });
+    ctx.redirect(`${base(ctx)}/${ctx.params.campaignId}?done=published`);
+    ctx.status = 303;
+  });
+
+  router.get(`${path}/:campaignId/deploy`, ...campaignPage, async (ctx) => {
+    const view = await detailView(ctx, ctx.params.campaignId!);
+    const zoneId = typeof ctx.query.zoneId === 'string' ? ctx.query.zoneId : null;
+    const chosen = zoneId ? view.zones.get(zoneId) : undefined;
+    const picker = zonePicker(state(ctx).chrome, view.campaign, [...view.zones.values()], zoneId);
+    const active = view.variants.filter((variant) => variant.status === 'active');
+    const place = chosen ? placementName(view, chosen.zone.id) : null;
+    sendHtml(
+      ctx,
+      confirmPage(state(ctx).chrome, {
+        title: `Place ${view.campaign.name} on a zone`,
+        campaign: view.campaign,
+        before: picker,
+        changes: place
+          ? [
+              `${active.map((variant) => variant.name).join(' or ') || 'Its active variant'} will be shown on ${place.url ?? place.page} in zone ${place.zone}${active.length > 1 ? ' (each visitor sees one, split by weight)' : ''}.`,
+              ...active.map((variant) => `${variant.name}: "${variant.headline}" — ${variant.callToAction}`),
+              'If another campaign is placed in the same zone, the one with the higher priority is shown (this one gets priority 0).',
+            ]
+          : ['Choose a zone above to see exactly what will change.'],
+        ...(place ? {} : { notYet: 'no zone chosen' }),
+        action: `${base(ctx)}/${view.campaign.id}/deploy`,
+        fields: chosen ? { zoneId: chosen.zone.id } : {},
+        button: `Place on ${place?.zone ?? 'the zone'}`,
+      }),
+    );
+  });
+
+  router.post(`${path}/:campaignId/deploy`, ...kit.toolAction(detail), async (ctx) => {
+    const body = ctx.request.body as Body;
+    await kit.tool(ctx, 'manage_campaigns', {
+      action: 'deploy',
+      campaignId: ctx.params.campaignId!,
+      zoneId: one(body.zoneId),
+    });
+    ctx.redirect(`${base(ctx)}/${ctx.params.campaignId}?done=deployed`);
+    ctx.status = 303;
+  });
+
+  router.get(`${path}/:campaignId/archive`, ...campaignPage, async (ctx) => {
+    const view = await detailView(ctx, ctx.params.campaignId!);
+    const live = view.deployments.filter((deployment) => deployment.status === 'active');
+    sendHtml(
+      ctx,
+      confirmPage(state(ctx).chrome, {
+        title: `Archive ${view.campaign.name}`,
+        campaign: view.campaign,
+        changes: [
+          view.campaign.status === 'published'
+            ? `Its page on the brand site (${view.brandSite}/campaigns/${view.campaign.slug}) stops being shown, and it leaves the brand site's lists.`
+            : 'It is not published, so nothing changes on the brand site.',
+          ...live.map((deployment) => {
+            const place = placementName(view, deployment.zoneId);
+            return `It is taken out of zone ${place.zone} on ${place.url ?? place.page}.`;
+          }),
+          'Agents and people can no longer edit it until it is restored; its placements stay ended after a restore.',
+        ],
+        action: `${base(ctx)}/${view.campaign.id}/archive`,
+        fields: {},
+        button: `Archive ${view.campaign.name}`,
+        danger: true,
+      }),
+    );
+  });
+
+  router.post(`${path}/:campaignId/archive`, ...kit.toolAction(detail), async (ctx) => {
+    await kit.tool(ctx, 'manage_campaigns', {
+      action: 'update',
+      campaignId: ctx.params.campaignId!,
+      status: 'archived',
+    });
+    ctx.redirect(`${base(ctx)}/${ctx.params.campaignId}?done=archived`);
+    ctx.status = 303;
+  });
+
+  router.get(`${path}/:campaignId/restore`, ...campaignPage, async (ctx) => {
+    const campaign = await campaignOf(ctx, ctx.params.campaignId!);
+    sendHtml(
+      ctx,
+      confirmPage(state(ctx).chrome, {
+        title: `Restore ${campaign.name}`,
+        campaign,
+        changes: [
+          'It comes back as ready: editable, but not published. Nothing on the brand site changes until you publish it again.',
+          'The placements it had stay ended; place it again after publishing.',
+        ],
+        action: `${base(ctx)}/${campaign.id}/restore`,
+        fields: {},
+        button: `Restore ${campaign.name}`,
+      }),
+    );
+  });
+
+  router.post(`${path}/:campaignId/restore`, ...kit.toolAction(detail), async (ctx) => {
+    await kit.tool(ctx, 'manage_campaigns', { action: 'update', campaignId: ctx.params.campaignId!, status: 'ready' });
+    ctx.redirect(`${base(ctx)}/${ctx.params.campaignId}?done=restored`);
+    ctx.status = 303;
+  });
+
+  // ---- Pausing, resuming or ending a placement ---------------------------------------------------------------
+
+  router.get(`${path}/:campaignId/placements/:deploymentId/:change`, ...campaignPage, async (ctx) => {
+    const change = PLACEMENT_CHANGES[ctx.params.change!];
+    const view = await detailView(ctx, ctx.params.campaignId!);
+    const deployment = view.deployments.find((candidate) => candidate.id === ctx.params.deploymentId);
+    if (!change || !deployment) throw new NotFoundError('Placement', ctx.params.deploymentId!);
+    const place = placementName(view, deployment.zoneId);
+    const where = `zone ${place.zone} on ${place.url ?? place.page}`;
+    sendHtml(
+      ctx,
+      confirmPage(state(ctx).chrome, {
+        title: `${change.verb} the placement in ${place.zone}`,
+        campaign: view.campaign,
+        changes: [change.says(view.campaign.name, where)],
+        action: `${base(ctx)}/${view.campaign.id}/placements/${deployment.id}/${ctx.params.change}`,
+        fields: {},
+        button: `${change.verb} ${view.campaign.name} in ${place.zone}`,
+        danger: change.status === 'ended',
+      }),
+    );
+  });
+
+  router.post(`${path}/:campaignId/placements/:deploymentId/:change`, ...kit.toolAction(detail), async (ctx) => {
+    const change = PLACEMENT_CHANGES[ctx.params.change!];
+    if (!change) throw new NotFoundError('Placement change', ctx.params.change!);
+    await kit.tool(ctx, 'manage_campaigns', {
+      action: 'update_deployment',
+      deploymentId: ctx.params.deploymentId!,
+      deploymentStatus: change.status,
+    });
+    ctx.redirect(`${base(ctx)}/${ctx.params.campaignId}?done=${change.done}`);
+    ctx.status = 303;
+  });
+}
+
+/** What each placement change sets, and the sentence its confirmation says. */
+const PLACEMENT_CHANGES: Record<
+  string,
+  { verb: string; status: 'active' | 'paused' | 'ended'; done: string; says: (name: string, where: string) => string }
+> = {
+  pause: {
+    verb: 'Pause',
+    status: 'paused',
+    done: 'paused',
+    says: (name, where) =>
+      `${where} stops showing ${name} (another campaign placed there, if any, is shown instead). You can resume it later.`,
+  },
+  resume: {
+    verb: 'Resume',
+    status: 'active',
+    done: 'resumed',
+    says: (name, where) => `${where} shows ${name} again.`,
+  },
+  end: {
+    verb: 'End',
+    status: 'ended',
+    done: 'ended',
+    says: (name, where) =>
+      `${where} stops showing ${name} for good. To show it there again, place it on the zone again.`,
+  },
+};
