@@ -38,6 +38,7 @@ import {
 } from './campaign-pages.ts';
 import { renderErrorsWith, renderJson } from '../middleware/error-boundary.ts';
 import { forbiddenPage, notFoundPage, type Notice } from './chrome.ts';
+import { allowOnThisPage } from './page-csp.ts';
 import { state, type DashboardKit } from './kit.ts';
 
 /** What a finished action says on the campaign page it redirects to. */
@@ -85,19 +86,16 @@ function briefArguments(values: BriefValues): Record<string, unknown> {
   };
 }
 
-/**
- * The CSP of a page that shows variants: the dashboard's, plus images from this origin only. Generated images
- * are served by the platform itself at `{platform_url}/media/…` (the dashboard's own host), and the variant
- * preview shows only those (campaign-pages.ts), so no other origin is ever allowed.
- */
-const CSP_WITH_OWN_MEDIA =
-  "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'";
-
 export function campaignRoutes(router: Router, kit: DashboardKit): void {
   const { sendHtml } = kit;
+  /**
+   * A page that shows variants also allows images from this origin only: generated images are served by the
+   * platform itself at `{platform_url}/media/…` (the dashboard's own host), and the variant preview shows only
+   * those (campaign-pages.ts), so no other origin is ever allowed.
+   */
   const sendWithOwnMedia = (ctx: Context, body: string, status?: number) => {
     sendHtml(ctx, body, status);
-    ctx.set('content-security-policy', CSP_WITH_OWN_MEDIA);
+    allowOnThisPage(ctx, "img-src 'self'");
   };
   /**
    * The guards of a campaign page (GET): a signed-in member; a campaign, variant or placement that does not
