@@ -23,6 +23,8 @@ export interface Chrome {
  */
 const NAV: readonly (readonly [label: string, path: string, minimum: Role])[] = [
   ['Overview', '', 'viewer'],
+  ['Jobs', '/jobs', 'viewer'],
+  ['Analytics', '/analytics', 'viewer'],
   ['Members', '/members', 'viewer'],
   ['API keys', '/keys', 'admin'],
   ['Custom domains', '/domains', 'admin'],

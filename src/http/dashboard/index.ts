@@ -9,11 +9,13 @@
  */
 import Router from '@koa/router';
 import { accountRoutes } from './account.ts';
+import { analyticsRoutes } from './analytics.ts';
 import { connectedAppRoutes } from './apps.ts';
 import { auditLogRoutes } from './audit-log.ts';
 import { channelRoutes } from './channels.ts';
 import { creditRoutes } from './credits.ts';
 import { domainRoutes } from './domains.ts';
+import { jobRoutes } from './jobs.ts';
 import { keyRoutes } from './keys.ts';
 import { createDashboardKit, type DashboardDeps } from './kit.ts';
 import { memberRoutes } from './members.ts';
@@ -28,6 +30,8 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
   for (const group of [
     accountRoutes,
     workspaceRoutes,
+    jobRoutes,
+    analyticsRoutes,
     memberRoutes,
     keyRoutes,
     domainRoutes,
