@@ -58,8 +58,14 @@ const formatCount = (n: number) => n.toLocaleString('en-US');
 const formatRate = (rate: number | null) => (rate === null ? 'n/a' : `${(rate * 100).toFixed(2)}%`);
 
 /** A number on the page, tied to where it comes from in the tool's answers. */
-function figure(path: string, value: number | null, format: 'count' | 'rate' = 'count'): SafeHtml {
-  const shown = format === 'rate' ? formatRate(value) : formatCount(value ?? 0);
+function figure(path: string, value: number | null, format: 'count' | 'rate' | 'days' = 'count'): SafeHtml {
+  // Days of runtime are fractional and grow with the clock: people read whole days.
+  const shown =
+    format === 'rate'
+      ? formatRate(value)
+      : format === 'days'
+        ? formatCount(Math.floor(value ?? 0))
+        : formatCount(value ?? 0);
   return html`<span data-metric="${path}" data-value="${value === null ? 'null' : String(value)}">${shown}</span>`;
 }
 
@@ -290,7 +296,7 @@ function experimentsSection(cvg: AnalyticsAnswers['cvg']): SafeHtml {
             return html`<section class="card" aria-labelledby="experiment-${e}">
               <h3 id="experiment-${e}">${experiment.campaignName}</h3>
               <p class="muted">
-                Running for ${figure(`${base}.runtime.days`, experiment.runtime.days)} days (at least
+                Running for ${figure(`${base}.runtime.days`, experiment.runtime.days, 'days')} days (at least
                 ${experiment.runtime.minDays}, at most ${experiment.runtime.maxDays}).
                 ${experiment.srm.mismatch ? html`<strong>The traffic split does not match the variants' weights: read no verdict until that is fixed.</strong>` : ''}
               </p>
