@@ -51,8 +51,9 @@ export function describeDaily(title: string, points: readonly DailyPoint[]): str
 
 /** Daily bars, one per day of the window, with a zero line, the axis top and the first and last day labelled. */
 export function dailyBarChart(options: DailyChartOptions): SafeHtml {
-  const width = options.width ?? 640;
-  const height = options.height ?? 180;
+  // Drawn at about the size it is shown, so its labels stay readable (the SVG keeps its proportions).
+  const width = options.width ?? 360;
+  const height = options.height ?? 160;
   const { points } = options;
   const top = niceCeiling(Math.max(0, ...points.map((point) => point.value)));
   const plotWidth = width - PAD.left - PAD.right;
@@ -70,7 +71,6 @@ export function dailyBarChart(options: DailyChartOptions): SafeHtml {
     viewBox="0 0 ${width} ${height}"
     role="img"
     aria-labelledby="${titleId} ${descId}"
-    preserveAspectRatio="none"
   >
     <title id="${titleId}">${options.title} per day</title>
     <desc id="${descId}">${describeDaily(options.title, points)}</desc>

@@ -145,15 +145,20 @@ it('lists the jobs with what they are for, status and progress, credits and who 
   expect(text).toContain('15 reserved, 9 still held');
   expect(text).toContain('API key “editor agent”');
   expect(text).toContain(`Owner `); // the owner's name (createTenant names them "Owner <tag>")
-  // Running jobs are shown: the page refreshes itself; the film waiting for a decision is pointed out.
-  expect(page.text).toContain('<meta http-equiv="refresh" content="3"');
+  // Running jobs are shown: the person may follow them live (the page then reloads itself); the film waiting
+  // for a decision is pointed out.
+  expect(page.text).not.toContain('http-equiv="refresh"');
+  expect(text).toContain('Follow progress live');
+  const live = await owner.request(`/w/${tenant.workspaceId}/jobs?live=1`);
+  expect(live.text).toContain('<meta http-equiv="refresh" content="3"');
+  expect(live.text.replace(/\s+/g, ' ')).toContain('Stop following');
   expect(text).toContain('1 film waits for your decision');
   // Newest first: the renders were made after the film's job.
   expect(text.indexOf('Render: a video')).toBeLessThan(text.indexOf('Film: “Linen film”'));
   // No raw ids where a name exists.
   expect(text).not.toContain(seeded.campaignId);
 
-  const done = (await owner.request(`/w/${tenant.workspaceId}/jobs?status=succeeded`)).text;
+  const done = (await owner.request(`/w/${tenant.workspaceId}/jobs?status=succeeded&live=1`)).text;
   expect(done).toContain('Render: a still of campaign “Linen summer”');
   expect(done).not.toContain('Render: a video');
   expect(done).not.toContain('http-equiv="refresh"');

@@ -82,6 +82,8 @@ const DECISION_WORDS: Record<VariantVerdict['decision'], { badge: string; words:
   },
 };
 
+const minute = (iso: string) => `${iso.slice(0, 16).replace('T', ' ')} UTC`;
+
 const SEVERITY_BADGE: Record<Insight['severity'], string> = { high: 'error', medium: 'warn', low: 'info' };
 
 const ANALYTICS_CSS = html`<style>
@@ -134,7 +136,7 @@ const ANALYTICS_CSS = html`<style>
   }
   .charts {
     display: grid;
-    grid-template-columns: repeat(auto-fit, minmax(280px, 1fr));
+    grid-template-columns: repeat(auto-fit, minmax(340px, 1fr));
     gap: 12px;
   }
   .charts figure {
@@ -150,7 +152,7 @@ const ANALYTICS_CSS = html`<style>
   }
   svg.chart {
     width: 100%;
-    height: 160px;
+    height: auto;
     display: block;
   }
   .verdict {
@@ -256,13 +258,7 @@ function campaignsSection(campaigns: NonNullable<Snapshot['campaigns']>, truncat
     ${truncated ? html`<p class="muted">${truncated} more campaigns with less traffic are not listed.</p>` : ''}`;
 }
 
-function armRow(
-  experimentIndex: number,
-  arm: ArmView,
-  armPath: string,
-  verdict: VariantVerdict | undefined,
-  verdictPath: string,
-) {
+function armRow(arm: ArmView, armPath: string, verdict: VariantVerdict | undefined, verdictPath: string) {
   return [
     html`${arm.isControl ? html`<span class="badge muted">Control</span> ` : ''}<strong>${arm.name}</strong>`,
     figure(`${armPath}.exposures`, arm.exposures),
@@ -278,7 +274,7 @@ function armRow(
       ? html`<span class="badge ${DECISION_WORDS[verdict.decision].badge}">${verdict.decision.replace('_', ' ')}</span>
           <p class="verdict">${DECISION_WORDS[verdict.decision].words(arm.name)}</p>
           <p class="muted">${verdict.reason}</p>`
-      : html`<span class="muted">The baseline (experiment ${experimentIndex + 1})</span>`,
+      : html`<span class="muted">The baseline the variants are compared with</span>`,
   ];
 }
 
@@ -313,7 +309,6 @@ function experimentsSection(cvg: AnalyticsAnswers['cvg']): SafeHtml {
                   const armPath = a === 0 ? `${base}.control` : `${base}.variants.${a - 1}`;
                   const v = experiment.comparisons.findIndex((verdict) => verdict.variantId === arm.variantId);
                   return armRow(
-                    e,
                     arm,
                     armPath,
                     v >= 0 ? experiment.comparisons[v] : undefined,
@@ -429,7 +424,7 @@ export function analyticsPage(
       </nav>
       <p class="muted">
         ${snapshot.window.from} to ${snapshot.window.to} (UTC days, today included).
-        ${snapshot.freshness.dataThrough ? `Events received up to ${snapshot.freshness.dataThrough}.` : 'No events rolled up yet.'}
+        ${snapshot.freshness.dataThrough ? `Events received up to ${minute(snapshot.freshness.dataThrough)}.` : 'No events rolled up yet.'}
         Impressions count every time a variant was shown; Reach counts the distinct sessions that saw one. They are
         different measures and never added together.
       </p>

@@ -24,7 +24,12 @@ import { shell, stackedTable, type Chrome, type Notice } from './chrome.ts';
 import { state, type DashboardKit } from './kit.ts';
 
 const JOBS_PER_PAGE = 25;
-/** Seconds between refreshes while a job shown is still working (MCP clients are told to poll every 2 s). */
+/**
+ * Seconds between refreshes while a person follows running jobs (MCP clients are told to poll every 2 s).
+ * Following is the person's choice (`?live=1`), never the default: a page that reloads itself on a timer
+ * moves focus and the reading position under a screen reader, so WCAG 2.2.1 wants the person to control it
+ * (axe-core's `meta-refresh` rule).
+ */
 const REFRESH_SECONDS = 3;
 /**
  * The storyboard frames and the cut are the platform's own generated media, served by the platform host under
@@ -52,13 +57,31 @@ const STATUS_BADGE: Record<JobStatus, string> = {
   cancelled: 'muted',
 };
 
-/** Still working: the page refreshes itself while one of these is shown. */
+/** Still working: the page offers to follow progress live while one of these is shown. */
 const isWorking = (status: JobStatus) => status === 'queued' || status === 'running' || status === 'cancel_requested';
 
 const FILM_GATES: Record<'storyboard_approval' | 'final_approval', { what: string; approve: string }> = {
   storyboard_approval: { what: 'the storyboard', approve: 'Approve the storyboard and render the film' },
   final_approval: { what: 'the finished film', approve: 'Approve the final film' },
 };
+
+/** The refresh of a page that follows running jobs, and the link that turns following on or off. */
+function liveRefresh(working: boolean, live: boolean): SafeHtml {
+  return working && live ? html`<meta http-equiv="refresh" content="${REFRESH_SECONDS}" />` : html``;
+}
+
+function liveToggle(working: boolean, live: boolean, href: (live: boolean) => string): SafeHtml {
+  if (!working) return html``;
+  return live
+    ? html`<p class="live">
+        Following progress: this page reloads every ${REFRESH_SECONDS} seconds.
+        <a href="${href(false)}">Stop following</a>
+      </p>`
+    : html`<p class="live">
+        <a href="${href(true)}">Follow progress live</a>
+        <span class="muted">(reloads the page every ${REFRESH_SECONDS} seconds while a job runs)</span>
+      </p>`;
+}
 
 const minute = (at: Date | null) => (at ? `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC` : '—');
 
@@ -123,6 +146,14 @@ const JOB_CSS = html`<style>
   .job-title {
     overflow-wrap: anywhere;
   }
+  .live {
+    margin: 8px 0;
+  }
+  .decision {
+    margin-top: 20px;
+    padding-top: 4px;
+    border-top: 1px solid #e3e6ea;
+  }
 </style>`;
 
 function statusCell(job: JobOverview): SafeHtml {
@@ -158,11 +189,17 @@ export interface JobsListView {
   kind: string | null;
   status: JobStatus | null;
   paged: boolean;
+  /** The person chose to follow progress (the page reloads itself while a job runs). */
+  live: boolean;
 }
 
 export function jobsPage(chrome: Chrome, view: JobsListView, notices: Notice[] = []): string {
   const ws = chrome.current!;
-  const filters = { ...(view.kind ? { kind: view.kind } : {}), ...(view.status ? { status: view.status } : {}) };
+  const filters = {
+    ...(view.kind ? { kind: view.kind } : {}),
+    ...(view.status ? { status: view.status } : {}),
+    ...(view.live ? { live: '1' } : {}),
+  };
   const working = view.jobs.some((job) => isWorking(job.status));
   const waiting = view.jobs.filter((job) => job.status === 'input_required');
   return shell(
@@ -172,8 +209,11 @@ export function jobsPage(chrome: Chrome, view: JobsListView, notices: Notice[] =
       <p>
         Everything long that people and agents started in ${ws.name}: campaign generations, renders, films, product
         imports and social posts, with their progress and what they cost.
-        ${working ? html`This page refreshes every ${REFRESH_SECONDS} seconds while a job runs.` : ''}
       </p>
+      ${liveToggle(working, view.live, (live) => {
+        const { live: _live, ...rest } = filters;
+        return `/w/${ws.id}/jobs?${new URLSearchParams({ ...rest, ...(live ? { live: '1' } : {}) }).toString()}`;
+      })}
       ${
         waiting.length
           ? html`<div class="notice warn" role="status">
@@ -200,6 +240,7 @@ export function jobsPage(chrome: Chrome, view: JobsListView, notices: Notice[] =
             ${JOB_STATUSES.map((status) => html`<option value="${status}" ${view.status === status ? html`selected` : ''}>${STATUS_WORDS[status]}</option>`)}
           </select>
         </div>
+        ${view.live ? html`<input type="hidden" name="live" value="1" />` : ''}
         <button class="secondary" type="submit">Show jobs</button>
       </form>
       ${
@@ -220,7 +261,7 @@ export function jobsPage(chrome: Chrome, view: JobsListView, notices: Notice[] =
         ${view.nextCursor ? html`<a href="/w/${ws.id}/jobs?${new URLSearchParams({ ...filters, cursor: view.nextCursor }).toString()}">Older jobs →</a>` : ''}
       </nav>`,
     notices,
-    html`${JOB_CSS}${working ? html`<meta http-equiv="refresh" content="${REFRESH_SECONDS}" />` : ''}`,
+    html`${JOB_CSS}${liveRefresh(working, view.live)}`,
   );
 }
 
@@ -229,6 +270,7 @@ export interface JobView {
   film: FilmView | null;
   canCancel: boolean;
   canDecide: boolean;
+  live: boolean;
 }
 
 function filmSection(chrome: Chrome, view: JobView): SafeHtml {
@@ -255,6 +297,17 @@ function filmSection(chrome: Chrome, view: JobView): SafeHtml {
         : ''
     }
     ${
+      film.output
+        ? html`<h3>The cut</h3>
+            <video class="cut" controls preload="metadata" src="${film.output.url}" aria-label="The film's cut"></video>
+            <p>
+              <a href="${film.output.url}"
+                >Download the cut (${film.output.durationSeconds} s, ${film.output.width}×${film.output.height})</a
+              >
+            </p>`
+        : ''
+    }
+    ${
       film.storyboard?.length
         ? html`<h3>Storyboard</h3>
             <ol class="frames">
@@ -275,17 +328,6 @@ function filmSection(chrome: Chrome, view: JobView): SafeHtml {
         : ''
     }
     ${
-      film.output
-        ? html`<h3>The cut</h3>
-            <video class="cut" controls preload="metadata" src="${film.output.url}" aria-label="The film's cut"></video>
-            <p>
-              <a href="${film.output.url}"
-                >Download the cut (${film.output.durationSeconds} s, ${film.output.width}×${film.output.height})</a
-              >
-            </p>`
-        : ''
-    }
-    ${
       film.revisions.length
         ? html`<h3>Revisions asked for</h3>
             <ul>
@@ -295,7 +337,9 @@ function filmSection(chrome: Chrome, view: JobView): SafeHtml {
     }
     ${
       gate && view.canDecide
-        ? html`<div class="row actions">
+        ? html`<div class="decision">
+            <h3>Your decision</h3>
+            <div class="row actions">
               <form method="post" action="/w/${ws.id}/jobs/${view.job.id}/approve">
                 <input type="hidden" name="_csrf" value="${chrome.csrf}" />
                 <button type="submit">${gate.approve}</button>
@@ -306,7 +350,8 @@ function filmSection(chrome: Chrome, view: JobView): SafeHtml {
               <label for="revise-notes">What should change in ${gate.what}?</label>
               <textarea id="revise-notes" name="notes" required maxlength="2000"></textarea>
               <p><button class="secondary" type="submit">Get a quote for this revision</button></p>
-            </form>`
+            </form>
+          </div>`
         : gate
           ? html`<p class="muted">Editors and owners approve or revise films.</p>`
           : ''
@@ -326,6 +371,7 @@ export function jobPage(chrome: Chrome, view: JobView, notices: Notice[] = []): 
       <h1 class="job-title">${title(job)}</h1>
       <div class="card">
         ${statusCell(job)}
+        ${liveToggle(isWorking(job.status), view.live, (live) => `/w/${ws.id}/jobs/${job.id}${live ? '?live=1' : ''}`)}
         <dl class="facts">
           <div>
             <dt>Started by</dt>
@@ -370,7 +416,7 @@ export function jobPage(chrome: Chrome, view: JobView, notices: Notice[] = []): 
       </div>
       ${view.film ? filmSection(chrome, view) : ''}`,
     notices,
-    html`${JOB_CSS}${isWorking(job.status) ? html`<meta http-equiv="refresh" content="${REFRESH_SECONDS}" />` : ''}`,
+    html`${JOB_CSS}${liveRefresh(isWorking(job.status), view.live)}`,
   );
 }
 
@@ -428,7 +474,13 @@ export function jobRoutes(router: Router, kit: DashboardKit): void {
           })
         ).commission
       : null;
-    return { job: job!, film, canCancel: can(role, CANCEL_TASK_PERMISSION), canDecide: can(role, 'credits:spend') };
+    return {
+      job: job!,
+      film,
+      canCancel: can(role, CANCEL_TASK_PERMISSION),
+      canDecide: can(role, 'credits:spend'),
+      live: ctx.query.live === '1',
+    };
   }
 
   const renderJob = async (ctx: Context, notices: Notice[] = []) => {
@@ -445,7 +497,10 @@ export function jobRoutes(router: Router, kit: DashboardKit): void {
       ...(cursor ? { cursor } : {}),
       limit: JOBS_PER_PAGE,
     });
-    sendHtml(ctx, jobsPage(state(ctx).chrome, { ...page, kind, status, paged: Boolean(cursor) }));
+    sendHtml(
+      ctx,
+      jobsPage(state(ctx).chrome, { ...page, kind, status, paged: Boolean(cursor), live: ctx.query.live === '1' }),
+    );
   });
 
   router.get('/w/:workspaceId/jobs/:jobId', ...kit.workspacePage('workspace:read'), async (ctx) => {
