@@ -35,7 +35,7 @@ describe('dailyBarChart', () => {
     expect(heights[5]).toBeCloseTo((40 / 50) * plot, 0);
     expect(heights[1]).toBe(0);
     expect(heights[2]! / heights[0]!).toBeCloseTo(4, 1);
-    expect(svg).toContain('>50</text>');
+    expect(svg).toMatch(/>\s*50\s*<\/text>/);
   });
 
   it('is an image named by its title and described by its desc', () => {
