@@ -43,6 +43,8 @@ export const TASK_KINDS: readonly string[] = [...TOOL_OF_KIND.keys()];
  * changes what is spent and what the agent delivers, so a viewer may not.
  */
 export const CANCEL_TASK_PERMISSION: Permission = 'credits:spend';
+/** Who may answer a film's approval gate: the permission of `video_commission approve | revise`. */
+const FILM_DECISION_PERMISSION: Permission = 'credits:spend';
 /** How often clients should poll, in milliseconds. */
 export const POLL_INTERVAL_MS = 2000;
 const LIST_PAGE_SIZE = 50;
@@ -309,6 +311,20 @@ export function createTaskOperations(deps: {
       }
       const { decision, notes, quoteId } = response.content as { decision?: string; notes?: string; quoteId?: string };
       const commissionId = job.subjectId ?? '';
+      // The gate's answer is a `video_commission approve | revise`: the same permission those actions declare,
+      // and an audit line for the decision (the console answers through the tool itself).
+      const audit = (outcome: 'success' | 'denied', details: Record<string, unknown>) =>
+        deps.audit({
+          action: 'mcp.tasks.update',
+          targetType: 'job',
+          targetId: job.id,
+          outcome,
+          details: { kind: job.kind, decision: String(decision), ...details },
+        });
+      if (!can(deps.principal.role, FILM_DECISION_PERMISSION)) {
+        await audit('denied', { reason: 'role', role: deps.principal.role });
+        throw new ForbiddenError(`Your role (${deps.principal.role}) does not allow answering a film's approval`);
+      }
       if (decision === 'approve') await services.films.approve(deps.scope(), commissionId);
       else if (decision === 'revise') {
         if (typeof quoteId !== 'string') {
@@ -323,6 +339,7 @@ export function createTaskOperations(deps: {
           quoteId,
         });
       } else throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'decision must be "approve" or "revise"');
+      await audit('success', {});
       return {};
     },
 

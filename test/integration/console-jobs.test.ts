@@ -235,6 +235,24 @@ describe('a viewer posting the forms directly', () => {
         details: { reason: 'role', role: 'viewer' },
       });
       expect(fromMcp).toEqual(fromConsole);
+
+      // Nor through the task's own gate (2026 `tasks/update`), which answers the same approval.
+      const { taskId } = await em().fork().findOneOrFail(Job, { id: filmJobId });
+      const update = await modernRpc(platform.urls.mcp, viewer.key, 'tasks/update', taskId, {
+        taskId,
+        inputResponses: { approval: { action: 'accept', content: { decision: action, notes: 'n', quoteId: 'qte_x' } } },
+      });
+      expect(update.error?.message).toContain("does not allow answering a film's approval");
+      expect(await filmStatus()).toBe('awaiting_storyboard_approval');
+      expect((await auditLinesOf(`key:${viewer.keyId}`)).slice(-1)).toEqual([
+        {
+          action: 'mcp.tasks.update',
+          target_type: 'job',
+          target_id: filmJobId,
+          outcome: 'denied',
+          details: { kind: 'film', decision: action, reason: 'role', role: 'viewer' },
+        },
+      ]);
     },
   );
 });
