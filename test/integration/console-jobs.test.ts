@@ -286,3 +286,24 @@ it('lets an editor cancel from the page, audited as the same tasks/cancel from a
   });
   expect({ ...fromMcp, target_id: fromPage }).toEqual(fromConsole);
 });
+
+it('asks an editor before a paid revision: the quote, the notes, and a button that spends it', async () => {
+  const before = await platform.container.services.credits.balance(em(), tenant.workspaceId);
+  const quoted = await editor.browser.submit(
+    `/w/${tenant.workspaceId}/jobs/${filmJobId}`,
+    `/w/${tenant.workspaceId}/jobs/${filmJobId}/revise`,
+    { notes: 'Make the second scene happen at the beach.' },
+  );
+  expect(quoted.status).toBe(200);
+  const text = quoted.text.replace(/\s+/g, ' ');
+  expect(text).toContain('Revise the storyboard of “Linen film”?');
+  expect(text).toMatch(/This revision costs <strong>8 credits<\/strong>/);
+  expect(text).toContain('Make the second scene happen at the beach.');
+  expect(text).toMatch(/<input type="hidden" name="quoteId" value="qte_[0-9A-Z]+"/);
+  expect(text).toContain('Spend 8 credits and revise');
+  // Nothing was spent and the film still waits: only the confirmation spends.
+  expect(await platform.container.services.credits.balance(em(), tenant.workspaceId)).toEqual(before);
+  expect(await filmStatus()).toBe('awaiting_storyboard_approval');
+  const [line] = (await auditLinesOf(`user:${editor.userId}`)).slice(-1);
+  expect(line).toMatchObject({ action: 'mcp.video_commission.revise', outcome: 'success' });
+});
