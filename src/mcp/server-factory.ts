@@ -225,7 +225,14 @@ export function createMcpServerFactory(deps: McpServerFactoryDeps) {
     const tools = era === 'legacy' ? extras.legacyListing : profile.listing;
     server.setRequestHandler('tools/list', async () => ({ tools: [...tools] }));
 
-    const tasks = createTaskOperations({ services: deps.services, scope, principal: caller.principal });
+    const audit: ToolContext['audit'] = (entry) =>
+      deps.services.audit.record(deps.orm.em.fork(), {
+        workspaceId: caller.principal.workspaceId,
+        actor: actorOf(caller.principal),
+        ...entry,
+        requestId: caller.requestId,
+      });
+    const tasks = createTaskOperations({ services: deps.services, scope, principal: caller.principal, audit });
     if (era === 'legacy') {
       // The 2025 task methods are spec methods of that era, validated by the SDK's own schemas; the SDK keeps
       // them out of its typed method list (they are experimental there), hence the untyped registration.
@@ -284,13 +291,7 @@ export function createMcpServerFactory(deps: McpServerFactoryDeps) {
         era,
         profile: caller.profile,
         profileSummaries: PROFILE_SUMMARIES,
-        audit: (entry) =>
-          deps.services.audit.record(deps.orm.em.fork(), {
-            workspaceId: caller.principal.workspaceId,
-            actor: actorOf(caller.principal),
-            ...entry,
-            requestId: caller.requestId,
-          }),
+        audit,
       };
       const result = await callTool(profile, request.params.name, request.params.arguments, ctx);
       const started = job as Job | null;

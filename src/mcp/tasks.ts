@@ -15,13 +15,15 @@
  * workspace is indistinguishable from an unknown one.
  */
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { can, type Permission } from '../auth/permissions.ts';
 import type { Principal } from '../auth/principal.ts';
+import { ForbiddenError } from '../errors.ts';
 import { FILM_KIND } from '../domain/films/films.service.ts';
 import { Job } from '../domain/jobs/job.entity.ts';
 import { isTerminalJobStatus } from '../domain/jobs/job-status.ts';
 import type { WorkspaceScope } from '../domain/shared/scope.ts';
 import { withWorkspaceEcho } from './call-tool.ts';
-import type { ToolDefinition } from './define-tool.ts';
+import type { ToolContext, ToolDefinition } from './define-tool.ts';
 import { ALL_TOOLS } from './registry.ts';
 import type { McpServices } from './services.ts';
 import { toToolResult, type ToolResult } from './tool-result.ts';
@@ -36,6 +38,13 @@ export const TASK_TOOLS: readonly string[] = JOB_TOOLS.map((tool) => tool.name);
 /** Kinds of job that are MCP tasks (internal jobs such as republishing are not), each with the tool it belongs to. */
 const TOOL_OF_KIND = new Map(JOB_TOOLS.flatMap((tool) => tool.jobResult.kinds.map((kind) => [kind, tool] as const)));
 export const TASK_KINDS: readonly string[] = [...TOOL_OF_KIND.keys()];
+/**
+ * Who may stop a job: the permission that starts paid work, as `video_commission cancel` asks. Cancelling
+ * changes what is spent and what the agent delivers, so a viewer may not.
+ */
+export const CANCEL_TASK_PERMISSION: Permission = 'credits:spend';
+/** Who may answer a film's approval gate: the permission of `video_commission approve | revise`. */
+const FILM_DECISION_PERMISSION: Permission = 'credits:spend';
 /** How often clients should poll, in milliseconds. */
 export const POLL_INTERVAL_MS = 2000;
 const LIST_PAGE_SIZE = 50;
@@ -122,7 +131,9 @@ export function createTaskOperations(deps: {
   services: McpServices;
   scope: () => WorkspaceScope;
   /** The caller: task results of mutations echo its workspace, as the call's own answer does. */
-  principal: Pick<Principal, 'workspaceId' | 'workspaceName'>;
+  principal: Pick<Principal, 'workspaceId' | 'workspaceName' | 'role'>;
+  /** The workspace's audit log as the caller (the same writer its tool calls use). */
+  audit: ToolContext['audit'];
 }) {
   const { services } = deps;
 
@@ -179,9 +190,39 @@ export function createTaskOperations(deps: {
     };
   }
 
+  /**
+   * Cancels a job for every edge that can (MCP `tasks/cancel` in both eras, the console's Cancel button): the
+   * role's permission, then the jobs service's cooperative cancellation, each outcome written once to the
+   * audit log as `mcp.tasks.cancel` on the job, in the shape the tool wrapper writes a tool's.
+   */
+  async function cancel(job: Job): Promise<Job> {
+    const audit = (outcome: 'success' | 'denied' | 'failed', details: Record<string, unknown>) =>
+      deps.audit({
+        action: 'mcp.tasks.cancel',
+        targetType: 'job',
+        targetId: job.id,
+        outcome,
+        details: { kind: job.kind, ...details },
+      });
+    if (!can(deps.principal.role, CANCEL_TASK_PERMISSION)) {
+      await audit('denied', { reason: 'role', role: deps.principal.role });
+      throw new ForbiddenError(`Your role (${deps.principal.role}) does not allow cancelling a job`);
+    }
+    let cancelled: Job;
+    try {
+      cancelled = await services.jobs.requestCancel(deps.scope(), job.id);
+    } catch (error) {
+      await audit('failed', { code: (error as { code?: unknown }).code ?? 'internal_error' });
+      throw error;
+    }
+    await audit('success', {});
+    return cancelled;
+  }
+
   return {
     find,
     finalResult,
+    cancel,
 
     // --- 2025-11-25 -------------------------------------------------------------------------------------
     async legacyGet(taskId: unknown) {
@@ -238,7 +279,7 @@ export function createTaskOperations(deps: {
           `Task ${job.taskId} is already ${statusOf(job, 'legacy')}`,
         );
       }
-      return legacyTask(await services.jobs.requestCancel(deps.scope(), job.id));
+      return legacyTask(await cancel(job));
     },
 
     // --- 2026-07-28 extension ---------------------------------------------------------------------------
@@ -270,6 +311,20 @@ export function createTaskOperations(deps: {
       }
       const { decision, notes, quoteId } = response.content as { decision?: string; notes?: string; quoteId?: string };
       const commissionId = job.subjectId ?? '';
+      // The gate's answer is a `video_commission approve | revise`: the same permission those actions declare,
+      // and an audit line for the decision (the console answers through the tool itself).
+      const audit = (outcome: 'success' | 'denied', details: Record<string, unknown>) =>
+        deps.audit({
+          action: 'mcp.tasks.update',
+          targetType: 'job',
+          targetId: job.id,
+          outcome,
+          details: { kind: job.kind, decision: String(decision), ...details },
+        });
+      if (!can(deps.principal.role, FILM_DECISION_PERMISSION)) {
+        await audit('denied', { reason: 'role', role: deps.principal.role });
+        throw new ForbiddenError(`Your role (${deps.principal.role}) does not allow answering a film's approval`);
+      }
       if (decision === 'approve') await services.films.approve(deps.scope(), commissionId);
       else if (decision === 'revise') {
         if (typeof quoteId !== 'string') {
@@ -284,12 +339,13 @@ export function createTaskOperations(deps: {
           quoteId,
         });
       } else throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'decision must be "approve" or "revise"');
+      await audit('success', {});
       return {};
     },
 
     async modernCancel(taskId: unknown) {
       const job = await find(taskId);
-      if (!isTerminalJobStatus(job.status)) await services.jobs.requestCancel(deps.scope(), job.id);
+      if (!isTerminalJobStatus(job.status)) await cancel(job);
       return {};
     },
   };

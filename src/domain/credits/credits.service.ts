@@ -65,6 +65,14 @@ export function creditLockKey(
   return `credits:${workspaceId}`;
 }
 
+/** A job's credits: reserved when it started, spent as its steps completed, released, and still held. */
+export interface JobCredits {
+  reserved: number;
+  spent: number;
+  released: number;
+  held: number;
+}
+
 /** Internal signal: a release found nothing held, so there is nothing to post. */
 class NothingHeld extends Error {}
 
@@ -187,6 +195,43 @@ export function createCreditsService() {
         { orderBy: { createdAt: 'desc', id: 'desc' }, limit: Math.min(limit, 500) },
       ),
     heldFor,
+
+    /**
+     * What each reference (a job) reserved, spent (captured) and got back (released), and what it still holds,
+     * from the ledger in one query. References with no entry are absent.
+     */
+    async byReference(
+      em: EntityManager,
+      workspaceId: string,
+      references: readonly string[],
+    ): Promise<Map<string, JobCredits>> {
+      if (!references.length) return new Map();
+      const rows = await em
+        .getConnection()
+        .execute<{ reference: string; reserved: string; spent: string; released: string; held: string }[]>(
+          `select reference,
+           sum(case when kind = 'reserve' then amount else 0 end) as reserved,
+           sum(case when to_account = 'spent' then amount else 0 end) as spent,
+           sum(case when kind = 'release' then amount else 0 end) as released,
+           sum(case when to_account = 'held' then amount when from_account = 'held' then -amount else 0 end) as held
+         from credit_ledger_entries where workspace_id = ? and reference in (${references.map(() => '?').join(', ')})
+         group by reference`,
+          [workspaceId, ...references],
+          'all',
+          em.getTransactionContext(),
+        );
+      return new Map(
+        rows.map((row) => [
+          row.reference,
+          {
+            reserved: Number(row.reserved),
+            spent: Number(row.spent),
+            released: Number(row.released),
+            held: Number(row.held),
+          },
+        ]),
+      );
+    },
 
     /** Operator grant (credits enter the workspace). */
     grant: (em: EntityManager, input: PostingInput) => post(em, 'grant', input),

@@ -24,6 +24,8 @@ export interface Chrome {
 const NAV: readonly (readonly [label: string, path: string, minimum: Role])[] = [
   ['Overview', '', 'viewer'],
   ['Campaigns', '/campaigns', 'viewer'],
+  ['Jobs', '/jobs', 'viewer'],
+  ['Analytics', '/analytics', 'viewer'],
   ['Brand kit', '/brand', 'viewer'],
   ['Products', '/products', 'viewer'],
   ['Media', '/media', 'viewer'],

@@ -10,12 +10,14 @@
  */
 import type { Context } from 'koa';
 import type { Principal } from '../../auth/principal.ts';
+import type { AuditRecord } from '../../domain/audit/audit.service.ts';
 import { actors, workspaceScope } from '../../domain/shared/scope.ts';
 import { AppError, isErrorCode } from '../../errors.ts';
 import type { Logger } from '../../logger.ts';
 import { callTool } from '../../mcp/call-tool.ts';
 import type { McpServices } from '../../mcp/services.ts';
 import { ALL_TOOLS, compileCatalogue, PROFILE_SUMMARIES, type CompiledProfile } from '../../mcp/registry.ts';
+import { createTaskOperations, type TaskOperations } from '../../mcp/tasks.ts';
 import { ERROR_META_KEY } from '../../mcp/tool-result.ts';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Role } from '../../domain/workspaces/roles.ts';
@@ -52,38 +54,58 @@ export interface ConsoleTools {
     tool: string,
     args: Record<string, unknown>,
   ): Promise<ToolAnswer<T>>;
+  /**
+   * The MCP task operations (`tasks.ts`) as `caller`: cancelling a job from the console is the same permission
+   * check, service call and audit line as an agent's `tasks/cancel`.
+   */
+  tasks(caller: ConsoleCaller): TaskOperations;
 }
 
 export function createConsoleTools(deps: { orm: MikroORM; services: McpServices; log: Logger }): ConsoleTools {
+  /** The signed-in person as the tool server would see them, and the audit writer of their calls. */
+  function edgeOf(caller: ConsoleCaller) {
+    const principal: Principal = {
+      via: 'session',
+      workspaceId: caller.workspace.id,
+      workspaceName: caller.workspace.name,
+      role: caller.workspace.role,
+      userId: caller.userId,
+      credentialId: `session:${caller.userId}`,
+      clientId: null,
+      internal: false,
+      scopes: [],
+    };
+    const actor = actors.user(caller.userId);
+    return {
+      principal,
+      scope: () => workspaceScope(deps.orm.em, caller.workspace.id, actor),
+      audit: (entry: Omit<AuditRecord, 'workspaceId' | 'actor' | 'requestId'>) =>
+        deps.services.audit.record(deps.orm.em.fork(), {
+          workspaceId: caller.workspace.id,
+          actor,
+          ...entry,
+          requestId: caller.requestId,
+        }),
+    };
+  }
+
   return {
+    tasks(caller) {
+      const { principal, scope, audit } = edgeOf(caller);
+      return createTaskOperations({ services: deps.services, scope, principal, audit });
+    },
+
     async call(caller, tool, args) {
-      const principal: Principal = {
-        via: 'session',
-        workspaceId: caller.workspace.id,
-        workspaceName: caller.workspace.name,
-        role: caller.workspace.role,
-        userId: caller.userId,
-        credentialId: `session:${caller.userId}`,
-        clientId: null,
-        internal: false,
-        scopes: [],
-      };
-      const actor = actors.user(caller.userId);
+      const { principal, scope, audit } = edgeOf(caller);
       const result = await callTool(CONSOLE_PROFILE, tool, args, {
         principal,
-        scope: workspaceScope(deps.orm.em, caller.workspace.id, actor),
+        scope: scope(),
         services: deps.services,
         log: deps.log.child({ requestId: caller.requestId, workspaceId: caller.workspace.id, via: 'console' }),
         era: 'modern',
         profile: 'console',
         profileSummaries: PROFILE_SUMMARIES,
-        audit: (entry) =>
-          deps.services.audit.record(deps.orm.em.fork(), {
-            workspaceId: caller.workspace.id,
-            actor,
-            ...entry,
-            requestId: caller.requestId,
-          }),
+        audit,
       });
       if (result.isError) throw errorOf(result._meta?.[ERROR_META_KEY], result.content[0]?.text);
       return {

@@ -9,6 +9,7 @@
  */
 import Router from '@koa/router';
 import { accountRoutes } from './account.ts';
+import { analyticsRoutes } from './analytics.ts';
 import { connectedAppRoutes } from './apps.ts';
 import { auditLogRoutes } from './audit-log.ts';
 import { brandRoutes } from './brand.ts';
@@ -16,6 +17,7 @@ import { campaignRoutes } from './campaigns.ts';
 import { channelRoutes } from './channels.ts';
 import { creditRoutes } from './credits.ts';
 import { domainRoutes } from './domains.ts';
+import { jobRoutes } from './jobs.ts';
 import { keyRoutes } from './keys.ts';
 import { createDashboardKit, type DashboardDeps } from './kit.ts';
 import { mediaLibraryRoutes } from './media.ts';
@@ -38,6 +40,8 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     mediaLibraryRoutes,
     surfaceRoutes,
     campaignRoutes,
+    jobRoutes,
+    analyticsRoutes,
     memberRoutes,
     keyRoutes,
     domainRoutes,

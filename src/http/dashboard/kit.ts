@@ -78,13 +78,19 @@ export function createDashboardKit(deps: DashboardDeps) {
     });
   }
 
-  function sendHtml(ctx: Context, body: string, status = 200) {
+  /**
+   * `allow` adds CSP directives for one page, each a deliberate decision commented where it is used (e.g. the
+   * platform's own generated media, `img-src 'self'`, on a page that shows a film's storyboard).
+   */
+  function sendHtml(ctx: Context, body: string, status = 200, allow: readonly string[] = []) {
     ctx.status = status;
     ctx.type = 'html';
     ctx.set('cache-control', 'no-store');
     ctx.set(
       'content-security-policy',
-      "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+      ["default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'", ...allow].join(
+        '; ',
+      ),
     );
     ctx.set('x-content-type-options', 'nosniff');
     ctx.set('referrer-policy', 'same-origin');
@@ -219,6 +225,9 @@ export function createDashboardKit(deps: DashboardDeps) {
      */
     tool: <T = Record<string, unknown>>(ctx: Context, name: string, args: Record<string, unknown>) =>
       tools.call<T>(consoleCallerOf(ctx), name, args).then((answer) => answer.structured),
+
+    /** The MCP task operations (cancel a job) as the signed-in person on a workspace page (console-tools.ts). */
+    tasks: (ctx: Context) => tools.tasks(consoleCallerOf(ctx)),
 
     /**
      * A form POST that acts through a tool (`kit.tool`): the guards check the session, CSRF token and
