@@ -15,7 +15,6 @@ import { brandSiteUrl } from '../hosts.ts';
 import { shell, stackedTable, type Chrome, type Notice } from './chrome.ts';
 import { checked, clearIfEmpty, integer, keepIfEmpty, lines, raw, type FormBody } from './form-fields.ts';
 import { state, type DashboardKit } from './kit.ts';
-import { allowOnThisPage } from './page-csp.ts';
 
 /** Empty FAQ rows offered below the saved ones, to add entries without JavaScript. */
 const BLANK_FAQ_ROWS = 2;
@@ -86,10 +85,11 @@ export function brandRoutes(router: Router, kit: DashboardKit): void {
     const { brand } = await kit.tool<{ brand: BrandView }>(ctx, 'query_brand', { action: 'get' });
     const workspace = await workspaces.requireWorkspace(em(), state(ctx).workspace!.id);
     const siteUrl = brandSiteUrl(kit.container.config, workspace.slug);
-    sendHtml(ctx, brandKitPage(state(ctx).chrome, brand, siteUrl, notices));
     // The preview frames the workspace's own brand site, and only that origin: the rest of the dashboard keeps
     // `default-src 'none'`. The frame is sandboxed without scripts (see the page), so it records no visit.
-    allowOnThisPage(ctx, `frame-src ${new URL(siteUrl).origin}`);
+    sendHtml(ctx, brandKitPage(state(ctx).chrome, brand, siteUrl, notices), 200, [
+      `frame-src ${new URL(siteUrl).origin}`,
+    ]);
   };
 
   router.get('/w/:workspaceId/brand', ...kit.workspacePage('workspace:read'), (ctx) => brandPage(ctx));

@@ -38,7 +38,6 @@ import {
 } from './campaign-pages.ts';
 import { renderErrorsWith, renderJson } from '../middleware/error-boundary.ts';
 import { forbiddenPage, notFoundPage, type Notice } from './chrome.ts';
-import { allowOnThisPage } from './page-csp.ts';
 import { state, type DashboardKit } from './kit.ts';
 
 /** What a finished action says on the campaign page it redirects to. */
@@ -94,8 +93,7 @@ export function campaignRoutes(router: Router, kit: DashboardKit): void {
    * those (campaign-pages.ts), so no other origin is ever allowed.
    */
   const sendWithOwnMedia = (ctx: Context, body: string, status?: number) => {
-    sendHtml(ctx, body, status);
-    allowOnThisPage(ctx, "img-src 'self'");
+    sendHtml(ctx, body, status, ["img-src 'self'"]);
   };
   /**
    * The guards of a campaign page (GET): a signed-in member; a campaign, variant or placement that does not

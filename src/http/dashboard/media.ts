@@ -15,7 +15,6 @@ import {
 import { html, type SafeHtml } from '../../views/html.ts';
 import { shell, type Chrome, type Notice } from './chrome.ts';
 import { state, type DashboardKit } from './kit.ts';
-import { allowOnThisPage } from './page-csp.ts';
 
 const SOURCE_LABELS: Record<MediaSource, string> = {
   variant_image: 'Variant image',
@@ -34,10 +33,11 @@ export function mediaLibraryRoutes(router: Router, kit: DashboardKit): void {
     const filter = FILTERS.find((source) => source === ctx.query.source) ?? 'all';
     const items = await listWorkspaceMedia(kit.scopeOf(ctx));
     const shown = filter === 'all' ? items : items.filter((item) => item.source === filter);
-    sendHtml(ctx, mediaListPage(state(ctx).chrome, { items: shown, filter, ownMedia }, notices));
     // Thumbnails of the platform's own images only ('self' is the platform host, where /media/ is served);
     // images at other addresses (a shop's CDN) are linked, never loaded, so the dashboard fetches nothing else.
-    allowOnThisPage(ctx, "img-src 'self'");
+    sendHtml(ctx, mediaListPage(state(ctx).chrome, { items: shown, filter, ownMedia }, notices), 200, [
+      "img-src 'self'",
+    ]);
   };
 
   router.get('/w/:workspaceId/media', ...kit.workspacePage('workspace:read'), (ctx) => mediaPage(ctx));
