@@ -210,7 +210,9 @@ describe('a viewer posting the forms directly', () => {
     async (action, form) => {
       const refused = await viewer.browser.submit(page(), `/w/${tenant.workspaceId}/jobs/${filmJobId}/${action}`, form);
       expect(refused.status).toBe(403);
-      expect(refused.text).toContain(`Your role (viewer) does not allow video_commission action=${action}`);
+      expect(refused.text).toContain(
+        'Your role (viewer) does not allow this: starting paid work (generations, renders, films) takes the editor role or above.',
+      );
       expect(await filmStatus()).toBe('awaiting_storyboard_approval');
       expect(await jobStatus(filmJobId)).toBe('input_required');
 

@@ -21,6 +21,7 @@ import { createTaskOperations, type TaskOperations } from '../../mcp/tasks.ts';
 import { ERROR_META_KEY } from '../../mcp/tool-result.ts';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Role } from '../../domain/workspaces/roles.ts';
+import type { Permission } from '../../auth/permissions.ts';
 
 /** Every tool the platform implements: the console is not limited by a profile (profiles only hide tools). */
 const CONSOLE_PROFILE: CompiledProfile = compileCatalogue(ALL_TOOLS, [
@@ -122,6 +123,33 @@ function errorOf(meta: unknown, text: string | undefined): AppError {
   const code = isErrorCode(error.code) ? error.code : 'internal_error';
   const message = typeof error.message === 'string' ? error.message : (text ?? 'The action failed');
   return new AppError(code, message, error.details);
+}
+
+/** What each permission lets a person do, in the words of the members page (for refusals shown to people). */
+const PERMISSION_WORDS: Partial<Record<Permission, string>> = {
+  'content:write': 'changing campaigns, products, surfaces and the brand kit takes the editor role or above',
+  'credits:spend': 'starting paid work (generations, renders, films) takes the editor role or above',
+  'credits:manage': 'managing credits takes the owner role',
+};
+
+/**
+ * The sentence a person sees for a tool's refusal. The tool's message is written for agents (it names the tool
+ * and selector, `manage_brand action=update_voice`, and the schema's field paths); a person gets what the role
+ * lacks or which fields to fix. The code, the audit line and the status are unchanged.
+ */
+export function consoleNotice(error: AppError): string {
+  if (error.code === 'forbidden') {
+    const required = error.details?.requiredPermission as Permission | undefined;
+    const role = /^Your role \((\w+)\)/.exec(error.message)?.[1];
+    if (!role) return error.message;
+    const why = (required && PERMISSION_WORDS[required]) ?? 'your role does not include it';
+    return `Your role (${role}) does not allow this: ${why}. A workspace admin can change your role.`;
+  }
+  if (error.code === 'validation_failed' && error.message.startsWith('Invalid arguments for ')) {
+    const issues = error.details?.issues as { field: string; message: string }[] | undefined;
+    if (issues?.length) return `Check the form: ${issues.map((i) => `${i.field}: ${i.message}`).join('; ')}.`;
+  }
+  return error.message;
 }
 
 /** The console caller of a dashboard request (after `inWorkspace` ran). */

@@ -22,7 +22,7 @@ import type { AppError } from '../../errors.ts';
 import { renderErrorsWith, renderJson } from '../middleware/error-boundary.ts';
 import type { Csrf } from '../csrf.ts';
 import { forbiddenPage, notFoundPage, type Chrome, type Notice } from './chrome.ts';
-import { consoleCallerOf, createConsoleTools } from './console-tools.ts';
+import { consoleCallerOf, consoleNotice, createConsoleTools } from './console-tools.ts';
 
 const SESSION_COOKIE = 'cp_session';
 
@@ -239,7 +239,7 @@ export function createDashboardKit(deps: DashboardDeps) {
       form,
       requireCsrf,
       inWorkspace('workspace:read'),
-      withNotices(page),
+      withNotices(page, consoleNotice),
     ],
 
     /** Records a dashboard action in the audit log, in the same shape for every page. */
