@@ -125,6 +125,24 @@ export function createPartyNames() {
     namesOfIds,
 
     /**
+     * The actors a workspace's log can be filtered by, named: its members, its API keys (disabled ones too, their
+     * past actions stay), the apps people connected, the operator and the platform's workflows.
+     */
+    async knownActors(em: EntityManager, workspaceId: string): Promise<string[]> {
+      const [members, keys, apps] = await Promise.all([
+        rows(em, 'select user_id from memberships where workspace_id = ? order by created_at', [workspaceId]),
+        rows(em, 'select id from api_keys where workspace_id = ? order by created_at', [workspaceId]),
+        rows(em, 'select distinct client_id, user_id from oauth_grant_bindings where workspace_id = ?', [workspaceId]),
+      ]);
+      return [
+        ...members.map((r) => `user:${r.user_id}`),
+        ...keys.map((r) => `key:${r.id}`),
+        ...apps.map((r) => `client:${r.client_id}/user:${r.user_id}`),
+        'operator',
+      ];
+    },
+
+    /**
      * A name for each actor string, e.g. `client:abc/user:usr_1` → "Claude Desktop", "for Ada (ada@…)".
      * Actors it cannot parse are shown as they are, marked unknown.
      */

@@ -16,6 +16,7 @@ import { creditRoutes } from './credits.ts';
 import { domainRoutes } from './domains.ts';
 import { keyRoutes } from './keys.ts';
 import { createDashboardKit, type DashboardDeps } from './kit.ts';
+import { invitationRoutes } from './invitations.ts';
 import { memberRoutes } from './members.ts';
 import { operatorRoutes } from './operator.ts';
 import { workspaceRoutes } from './workspaces.ts';
@@ -29,6 +30,7 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     accountRoutes,
     workspaceRoutes,
     memberRoutes,
+    invitationRoutes,
     keyRoutes,
     domainRoutes,
     channelRoutes,
