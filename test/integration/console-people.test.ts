@@ -412,7 +412,7 @@ describe('audit log and credit ledger', () => {
       return i % 3 === 0 && at >= '2026-03-11' && at <= '2026-03-12';
     });
     expect(memberRows).toHaveLength(expected.length);
-    for (const row of memberRows) expect(row).toMatch(/member\.(add|remove)/);
+    for (const row of memberRows) expect(row).toMatch(/member\.(<wbr \/>)?(add|remove)/);
 
     // Paging: 50 + 50 + 20 over everything; the next link keeps the filter.
     const workflows = await browser.request(`${path}?who=${encodeURIComponent('workflow:*')}`);

@@ -10,7 +10,16 @@ import { WORKFLOW_ACTORS, type AuditFilter, type AuditView } from '../../domain/
 import { createPartyNames, type PartyName } from '../../domain/audit/party-names.ts';
 import { html, type SafeHtml } from '../../views/html.ts';
 import { shell, stackedTable, type Chrome, type Notice } from './chrome.ts';
-import { cursorOf, dayRange, HISTORY_STYLE, olderHref, partyCell, queryText, utcMinute } from './history-filters.ts';
+import {
+  cursorOf,
+  dayRange,
+  dotted,
+  HISTORY_STYLE,
+  olderHref,
+  partyCell,
+  queryText,
+  utcMinute,
+} from './history-filters.ts';
 import { state, type DashboardKit } from './kit.ts';
 
 const PAGE_SIZE = 50;
@@ -134,8 +143,14 @@ export function auditPage(chrome: Chrome, view: AuditPageView, notices: Notice[]
             </select>
           </div>
           <div>
-            <label for="f-action">Action <span class="muted">(e.g. member or member.add)</span></label>
-            <input id="f-action" name="action" type="text" value="${filter.action}" />
+            <label for="f-action">Action</label>
+            <input
+              id="f-action"
+              name="action"
+              type="text"
+              value="${filter.action}"
+              placeholder="member or member.add"
+            />
           </div>
           <div>
             <label for="f-outcome">Outcome</label>
@@ -165,7 +180,7 @@ export function auditPage(chrome: Chrome, view: AuditPageView, notices: Notice[]
               view.events.map((e) => [
                 utcMinute(e.at),
                 partyCell(view.names.get(e.actor), e.actor),
-                html`<code>${e.action}</code>`,
+                dotted(e.action),
                 targetCell(e, view.names),
                 html`<span class="badge ${OUTCOME_BADGE[e.outcome]}">${e.outcome}</span>`,
                 detailsList(e.details),

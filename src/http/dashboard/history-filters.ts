@@ -69,9 +69,13 @@ export function olderHref(
   return `${path}?${query.toString()}`;
 }
 
-/** "2026-11-27 18:04" in UTC, as both pages show times. */
-export const utcMinute = (at: Date | string) =>
-  (typeof at === 'string' ? at : at.toISOString()).slice(0, 16).replace('T', ' ');
+/** "2026-11-27 18:04" in UTC, as both pages show times (on one line). */
+export const utcMinute = (at: Date | string): SafeHtml =>
+  html`<span class="when">${(typeof at === 'string' ? at : at.toISOString()).slice(0, 16).replace('T', ' ')}</span>`;
+
+/** A dotted name (`mcp.manage_campaigns.publish`) that may wrap after each dot. */
+export const dotted = (name: string): SafeHtml =>
+  html`<code>${name.split('.').map((part, index) => html`${index ? html`.<wbr />` : ''}${part}`)}</code>`;
 
 /** Who acted: the name, and under it (smaller) the email or what kind of actor it is. */
 export function partyCell(name: PartyName | undefined, raw: string): SafeHtml {
@@ -83,9 +87,16 @@ export function partyCell(name: PartyName | undefined, raw: string): SafeHtml {
 
 /** The page's own CSS: a filter bar that wraps, and cells that break long words instead of widening the page. */
 export const HISTORY_STYLE = html`<style>
+  /* Six columns of names, emails and facts need more than the 960 px other pages use. */
+  main {
+    max-width: 1200px;
+  }
   .filters .row > div {
-    flex: 1 1 160px;
+    flex: 1 1 140px;
     min-width: 0;
+  }
+  .filters label {
+    margin-top: 4px;
   }
   .filters input[type='date'],
   .filters input[type='text'] {
@@ -100,6 +111,14 @@ export const HISTORY_STYLE = html`<style>
   }
   table.stack td {
     overflow-wrap: anywhere;
+  }
+  /* Times and dotted action names break where a reader expects (between date and time, at dots), not mid-word. */
+  .when {
+    white-space: nowrap;
+  }
+  table.stack td code {
+    word-break: normal;
+    overflow-wrap: normal;
   }
   .who {
     display: inline-block;
@@ -124,7 +143,21 @@ export const HISTORY_STYLE = html`<style>
     white-space: nowrap;
   }
   @media (max-width: 640px) {
-    table.stack td:empty {
+    /* Label beside value, not above it: a row of six short facts stays about six lines tall on a phone. */
+    table.stack td[data-label] {
+      display: grid;
+      grid-template-columns: 6.5rem minmax(0, 1fr);
+      gap: 0 8px;
+    }
+    table.stack td[data-label] > * {
+      grid-column: 2;
+    }
+    table.stack td[data-label]::before {
+      grid-column: 1;
+      grid-row: 1 / span 9;
+      padding-top: 3px;
+    }
+    table.stack td[data-label]:empty {
       display: none;
     }
   }
