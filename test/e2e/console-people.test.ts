@@ -74,8 +74,8 @@ it('an admin invites by link; a new person creates an account from it, joins and
   const adminPage = await admin.newPage();
   await signIn(adminPage, owner.email);
   await adminPage.goto(`${platform.urls.platform}/w/${owner.workspaceId}/members`);
-  await adminPage.getByLabel('Email', { exact: true }).first().fill('maya@example.test');
-  await adminPage.locator('#invite-role').selectOption('editor');
+  await adminPage.getByLabel('Email to invite').fill('maya@example.test');
+  await adminPage.getByLabel('Role to give').selectOption('editor');
   await adminPage.getByRole('button', { name: 'Create invitation link' }).click();
   await adminPage.getByRole('heading', { name: 'Invitation link for maya@example.test' }).waitFor();
   const link = (await adminPage.locator('code.secret').textContent())!.trim();
