@@ -88,7 +88,7 @@ export function creditRoutes(router: Router, kit: DashboardKit): void {
 }
 
 /** What an entry was for: the job (linked to its page) and the campaign it worked on, else the note. */
-function purposeCell(workspaceId: string, line: LedgerLine): SafeHtml {
+function purposeCell(workspaceId: string, line: LedgerLine): SafeHtml | '' {
   const parts: SafeHtml[] = [];
   if (line.job) {
     parts.push(html`<a href="/w/${workspaceId}/jobs/${line.job.id}">${humanise(line.job.kind)} job</a>`);
@@ -98,7 +98,9 @@ function purposeCell(workspaceId: string, line: LedgerLine): SafeHtml {
   }
   if (line.description) parts.push(html`<span class="muted">${line.description}</span>`);
   if (!parts.length && line.reference) parts.push(html`<span class="muted">${line.reference}</span>`);
-  return html`${parts.map((part, index) => html`${index ? ' ' : ''}${part}`)}`;
+  if (!parts.length) return '';
+  // One element, so the phone layout (label beside value) keeps the sentence on one line.
+  return html`<span>${parts.map((part, index) => html`${index ? ' ' : ''}${part}`)}</span>`;
 }
 
 export function creditsPage(

@@ -161,7 +161,8 @@ export function membersPage(
                   You get a link to send them. They open it, sign in or create an account with this email, and join with
                   the role you choose.
                 </p>
-                <label for="invite-email">Email to invite</label><input id="invite-email" name="email" type="email" required />
+                <label for="invite-email">Email to invite</label
+                ><input id="invite-email" name="email" type="email" required />
                 <label for="invite-role">Role to give</label>${roleSelect('invite-role', 'editor')}
                 <p><button type="submit">Create invitation link</button></p>
               </form>
