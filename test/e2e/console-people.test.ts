@@ -230,3 +230,35 @@ it('the credit ledger reads at desktop and phone widths, with who and what each 
     await context.close();
   }
 });
+
+it('the members page and a password reset link read on a phone', async () => {
+  const phone = await contextOf(PHONE);
+  const page = await phone.newPage();
+  await signIn(page, owner.email);
+  await page.goto(`${platform.urls.platform}/w/${owner.workspaceId}/members`);
+  await page.getByRole('heading', { name: 'Invite someone' }).waitFor();
+  await expectAccessible(page);
+  await fitsTheScreen(page);
+  await screenshot(page, 'console-people-members-phone');
+
+  const someone = await platform.container.services.workspaces.createUser(em(), {
+    email: 'forgetful@example.test',
+    name: 'Forgetful Fran',
+    password: PASSWORD,
+  });
+  const { token } = await platform.container.services.passwords.issueReset(em(), someone.email);
+  const reset = await phone.newPage();
+  await reset.goto(`${platform.urls.platform}/reset-password/${token}`);
+  await reset.getByRole('heading', { name: 'Set a new password' }).waitFor();
+  await expectAccessible(reset);
+  await fitsTheScreen(reset);
+  await screenshot(reset, 'console-people-reset-phone');
+  await reset.getByLabel(/^New password \(/).fill('fran remembers now');
+  await reset.getByLabel('New password again').fill('fran remembers now');
+  await reset.getByRole('button', { name: 'Set new password' }).click();
+  await reset.getByText('Your password was changed').waitFor();
+  await reset.getByLabel('Password').fill('fran remembers now');
+  await reset.getByRole('button', { name: 'Sign in' }).click();
+  await reset.waitForURL(/\/workspaces$/);
+  await phone.close();
+});
