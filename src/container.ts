@@ -36,6 +36,8 @@ import { createJobsService } from './domain/jobs/jobs.service.ts';
 import { createHealthService } from './domain/platform/health.service.ts';
 import { createOrganizationService } from './domain/workspaces/organization.service.ts';
 import { createWorkspacesService } from './domain/workspaces/workspaces.service.ts';
+import { createInvitationsService } from './domain/workspaces/invitations.service.ts';
+import { createPasswordsService } from './domain/workspaces/passwords.service.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { connectTemporalClient, type TemporalClient } from './temporal/connection.ts';
 import { ensureSearchAttributes } from './temporal/search-attributes.ts';
@@ -127,6 +129,8 @@ function createServices(
     customDomains: createCustomDomainsService({ config, republish, safeFetch, audit }),
     callCodes: createCallCodesService({ selectableProfiles: SELECTABLE_PROFILES }),
     workspaces: createWorkspacesService({ onCredentialsChanged: () => apiKeys.clear() }),
+    invitations: createInvitationsService(),
+    passwords: createPasswordsService(),
     audit,
     sessions: createSessionsService(),
     rateLimiter: createRateLimiter(orm),

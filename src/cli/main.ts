@@ -14,6 +14,7 @@ import { resolveLocalConfig, withLocalServices } from '../dev/local-services.ts'
 import { closeLoopbackAwareFetch } from '../net/loopback-aware-fetch.ts';
 import { createLogger } from '../logger.ts';
 import { CliFailure, flag, required, UsageError, type CliIo, type Command, type Options } from './command.ts';
+import { accountCommands } from './commands/account.ts';
 import { creditCommands } from './commands/credits.ts';
 import { databaseCommands } from './commands/database.ts';
 import { jobCommands } from './commands/jobs.ts';
@@ -28,6 +29,7 @@ const COMMANDS: Record<string, Command> = {
   ...sessionCommands,
   ...databaseCommands,
   ...workspaceCommands,
+  ...accountCommands,
   ...keyCommands,
   ...creditCommands,
   ...platformCommands,

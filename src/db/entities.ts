@@ -26,6 +26,8 @@ import { ApiKeySchema } from '../domain/workspaces/api-key.entity.ts';
 import { MembershipSchema } from '../domain/workspaces/membership.entity.ts';
 import { UserSchema } from '../domain/workspaces/user.entity.ts';
 import { WorkspaceSchema } from '../domain/workspaces/workspace.entity.ts';
+import { InvitationSchema } from '../domain/workspaces/invitation.entity.ts';
+import { PasswordResetSchema } from '../domain/workspaces/password-reset.entity.ts';
 import { ChannelAccountSchema } from '../domain/channels/channel-account.entity.ts';
 import { ChannelPostSchema } from '../domain/channels/channel-post.entity.ts';
 
@@ -60,4 +62,6 @@ export const ENTITY_SCHEMAS = [
   FilmCommissionSchema,
   ChannelAccountSchema,
   ChannelPostSchema,
+  InvitationSchema,
+  PasswordResetSchema,
 ];

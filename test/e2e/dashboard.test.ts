@@ -121,7 +121,7 @@ it('manages members and roles, and holds viewers to reading', async () => {
   await signUp(viewer, 'Linus', 'linus@example.test');
 
   await owner.goto(`${platform.urls.platform}/w/${workspaceId}/members`);
-  await owner.getByLabel('Email').fill('linus@example.test');
+  await owner.getByLabel('Email', { exact: true }).fill('linus@example.test');
   await owner.getByLabel('Role', { exact: true }).selectOption('viewer');
   await owner.getByRole('button', { name: 'Add member' }).click();
   await owner.getByText('Added linus@example.test as viewer.').waitFor();

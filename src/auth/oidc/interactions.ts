@@ -78,7 +78,12 @@ export function interactionRoutes(deps: InteractionDeps): Router {
         { user: userId, workspace: { deletedAt: null } },
         { populate: ['workspace'], orderBy: { createdAt: 'asc' } },
       );
-    return memberships.map((m) => ({ id: m.workspace.id, name: m.workspace.getEntity().name, role: m.role }));
+    return memberships.map((m) => ({
+      id: m.workspace.id,
+      name: m.workspace.getEntity().name,
+      slug: m.workspace.getEntity().slug,
+      role: m.role,
+    }));
   }
 
   async function renderConsent(

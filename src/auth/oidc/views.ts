@@ -14,7 +14,8 @@ export interface ConsentView {
   scopes: string[];
   offlineAccess: boolean;
   userEmail: string;
-  workspaces: { id: string; name: string; role: Role }[];
+  /** The slug (unique) tells apart two workspaces of the same name owned by different people. */
+  workspaces: { id: string; name: string; slug?: string; role: Role }[];
   error?: string;
 }
 
@@ -103,7 +104,11 @@ export function consentPage(view: ConsentView): string {
                           required
                         />
                         <label class="inline" for="ws-${workspace.id}"
-                          >${workspace.name} <span class="muted">(your role: ${workspace.role})</span></label
+                          >${workspace.name}
+                          <span class="muted"
+                            >(your role:
+                            ${workspace.role}${workspace.slug ? html` · address ${workspace.slug}` : ''})</span
+                          ></label
                         >
                       </div>`,
                   )}

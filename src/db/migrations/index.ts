@@ -1,4 +1,5 @@
 /** Committed migrations, in order. `npm run db:migration:create` writes a new file and adds it here. */
+import { Migration20261127182527_people_and_account } from './Migration20261127182527_people_and_account.ts';
 import { Migration20261127150000_product_images } from './Migration20261127150000_product_images.ts';
 import { Migration20261127120000_channel_networks } from './Migration20261127120000_channel_networks.ts';
 import { Migration20261125230911_channels } from './Migration20261125230911_channels.ts';
@@ -24,4 +25,5 @@ export const MIGRATIONS = [
   Migration20261125230911_channels,
   Migration20261127120000_channel_networks,
   Migration20261127150000_product_images,
+  Migration20261127182527_people_and_account,
 ];

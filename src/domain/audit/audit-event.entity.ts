@@ -27,7 +27,15 @@ export const AuditEventSchema = defineEntity({
     requestId: p.string().length(128).nullable(),
     createdAt: createdAtProperty(),
   },
-  indexes: [{ properties: ['workspaceId', 'createdAt'] }, { properties: ['actor', 'createdAt'] }],
+  // The audit log page filters one workspace's rows by actor, action or outcome and pages by time: each filter
+  // has an index that starts with the workspace and ends with the time, so a filtered page is an index range.
+  indexes: [
+    { properties: ['workspaceId', 'createdAt'] },
+    { properties: ['actor', 'createdAt'] },
+    { properties: ['workspaceId', 'actor', 'createdAt'] },
+    { properties: ['workspaceId', 'action', 'createdAt'] },
+    { properties: ['workspaceId', 'outcome', 'createdAt'] },
+  ],
   triggers: [
     {
       name: 'audit_events_append_only',

@@ -44,7 +44,12 @@ export const CreditLedgerEntrySchema = defineEntity({
     actor: p.string().length(200),
     createdAt: createdAtProperty(),
   },
-  indexes: [{ properties: ['workspace', 'createdAt'] }, { properties: ['workspace', 'reference'] }],
+  // The ledger page filters by kind and pages by time: (workspace, kind, createdAt) makes that an index range.
+  indexes: [
+    { properties: ['workspace', 'createdAt'] },
+    { properties: ['workspace', 'reference'] },
+    { properties: ['workspace', 'kind', 'createdAt'] },
+  ],
   checks: [
     { name: 'credit_ledger_entries_amount_positive', expression: 'amount > 0' },
     { name: 'credit_ledger_entries_accounts_differ', expression: 'from_account <> to_account' },

@@ -28,6 +28,28 @@ export interface CreditBalance {
   spent: number;
 }
 
+/** What the ledger page filters by. */
+export interface LedgerFilter {
+  kind?: CreditEntryKind;
+  from?: Date;
+  to?: Date;
+}
+
+/** One ledger entry as the ledger page shows it: with the job and campaign it paid for, when known. */
+export interface LedgerLine {
+  id: string;
+  at: Date;
+  kind: CreditEntryKind;
+  amount: number;
+  from: CreditAccount;
+  to: CreditAccount;
+  description: string | null;
+  reference: string | null;
+  actor: string;
+  job: { id: string; kind: string } | null;
+  campaign: { id: string; name: string } | null;
+}
+
 const ROUTES: Record<CreditEntryKind, { from: CreditAccount; to: CreditAccount }> = {
   grant: { from: 'external', to: 'available' },
   reserve: { from: 'available', to: 'held' },
@@ -231,6 +253,65 @@ export function createCreditsService() {
           },
         ]),
       );
+    },
+
+    /**
+     * A page of the ledger, newest first, keyset-paginated by (createdAt, id) and narrowed by kind and time
+     * (`from` inclusive, `to` exclusive), with what each entry paid for: the job it references (its kind) and
+     * the campaign that job worked on, when there is one.
+     */
+    async ledger(
+      em: EntityManager,
+      workspaceId: string,
+      options: { limit?: number; before?: { createdAt: Date; id: string }; filter?: LedgerFilter } = {},
+    ): Promise<LedgerLine[]> {
+      const limit = Math.min(Math.max(options.limit ?? 50, 1), 200);
+      const filter = options.filter ?? {};
+      const where: Record<string, unknown> = {};
+      if (filter.kind) where.kind = filter.kind;
+      if (filter.from || filter.to) {
+        where.createdAt = { ...(filter.from ? { $gte: filter.from } : {}), ...(filter.to ? { $lt: filter.to } : {}) };
+      }
+      if (options.before) {
+        where.$or = [
+          { createdAt: { $lt: options.before.createdAt } },
+          { createdAt: options.before.createdAt, id: { $lt: options.before.id } },
+        ];
+      }
+      const scoped = forWorkspace(em, workspaceId);
+      const entries = await scoped.find(CreditLedgerEntry, where, {
+        orderBy: { createdAt: 'desc', id: 'desc' },
+        limit,
+      });
+      const jobIds = [...new Set(entries.map((e) => e.reference).filter((r): r is string => !!r?.startsWith('job_')))];
+      const jobs = jobIds.length
+        ? await scoped
+            .getConnection()
+            .execute<{ id: string; kind: string; campaign_id: string | null; campaign_name: string | null }[]>(
+              // The job ids travel as one comma-joined parameter (ids never hold a comma).
+              `select j.id, j.kind, c.id as campaign_id, c.name as campaign_name
+               from jobs j left join campaigns c on c.id = j.subject_id and c.workspace_id = j.workspace_id
+              where j.workspace_id = ? and j.id = any(string_to_array(?, ','))`,
+              [workspaceId, jobIds.join(',')],
+            )
+        : [];
+      const jobOf = new Map(jobs.map((j) => [j.id, j]));
+      return entries.map((entry) => {
+        const job = entry.reference ? jobOf.get(entry.reference) : undefined;
+        return {
+          id: entry.id,
+          at: entry.createdAt,
+          kind: entry.kind,
+          amount: entry.amount,
+          from: entry.fromAccount,
+          to: entry.toAccount,
+          description: entry.description ?? null,
+          reference: entry.reference ?? null,
+          actor: entry.actor,
+          job: job ? { id: job.id, kind: job.kind } : null,
+          campaign: job?.campaign_id ? { id: job.campaign_id, name: job.campaign_name ?? '' } : null,
+        };
+      });
     },
 
     /** Operator grant (credits enter the workspace). */

@@ -32,6 +32,8 @@ export const ID_PREFIXES = {
   customDomain: 'dom',
   channelAccount: 'cha',
   channelPost: 'chp',
+  invitation: 'inv',
+  passwordReset: 'pwr',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -11,6 +11,7 @@ import { hashPassword } from '../../auth/passwords.ts';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../errors.ts';
 import { parseInput } from '../shared/validate.ts';
 import { newId } from '../shared/ids.ts';
+import { lockForTransaction } from '../../db/transaction-lock.ts';
 import { ApiKey } from './api-key.entity.ts';
 import { Membership } from './membership.entity.ts';
 import { roleAtLeast, type Role } from './roles.ts';
@@ -23,6 +24,7 @@ import {
   CreateUserSchema,
   CreateWorkspaceSchema,
   Email,
+  WorkspaceName,
   type AddMemberInput,
   type CreateApiKeyInput,
   type CreateUserInput,
@@ -51,6 +53,11 @@ export function toApiKeyView(key: ApiKey, creatorEmail: string | null): ApiKeyVi
     lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
     disabledAt: key.disabledAt?.toISOString() ?? null,
   };
+}
+
+/** Two workspace names that compare equal here are "the same name" for one owner. */
+export function sameNameKey(name: string): string {
+  return name.normalize('NFKC').trim().replace(/\s+/g, ' ').toLocaleLowerCase('en-US');
 }
 
 export function createWorkspacesService(
@@ -88,6 +95,42 @@ export function createWorkspacesService(
       if (!(await em.count(Workspace, { slug: candidate }))) return candidate;
     }
     return `${base}-${newId('workspace').slice(-6).toLowerCase()}`;
+  }
+
+  /**
+   * One person never owns two workspaces of the same name (compared case-insensitively, after Unicode
+   * normalisation): otherwise the switcher and the OAuth consent page show two choices nobody can tell apart.
+   * Race-safe: each owner's advisory lock is held until `tx` commits, so two concurrent creates of "Acme" by
+   * the same person run one after the other and the second sees the first. Locks are taken in id order so two
+   * renames sharing owners cannot deadlock.
+   */
+  async function assertNameFree(
+    tx: EntityManager,
+    ownerIds: string[],
+    name: string,
+    exceptWorkspaceId: string | null,
+    actorUserId: string | null,
+  ) {
+    const key = sameNameKey(name);
+    for (const ownerId of [...new Set(ownerIds)].sort()) {
+      await lockForTransaction(tx, `workspace-names:${ownerId}`);
+      const owned = await tx.find(
+        Membership,
+        { user: ownerId, role: 'owner', workspace: { deletedAt: null } },
+        { populate: ['workspace', 'user'] },
+      );
+      const clash = owned.find(
+        (m) => m.workspace.id !== exceptWorkspaceId && sameNameKey(m.workspace.getEntity().name) === key,
+      );
+      if (clash) {
+        const who =
+          clash.user.id === actorUserId ? 'You already own' : `${clash.user.getEntity().email} (an owner) already owns`;
+        throw new ValidationError(
+          `${who} a workspace named "${clash.workspace.getEntity().name}". Choose a different name, so the two can be told apart.`,
+          { reason: 'duplicate_workspace_name' },
+        );
+      }
+    }
   }
 
   return {
@@ -174,15 +217,46 @@ export function createWorkspacesService(
       return user;
     },
 
-    /** Creates a workspace with the given user as its owner. */
+    /**
+     * Creates a workspace with the given user as its owner. Refused when that person already owns a workspace
+     * of the same name (see `assertNameFree`).
+     */
     async createWorkspace(em: EntityManager, input: CreateWorkspaceInput): Promise<Workspace> {
       const data = parseInput(CreateWorkspaceSchema, input, 'workspace');
       const owner = await em.findOne(User, { id: data.ownerUserId });
       if (!owner) throw new NotFoundError('User', data.ownerUserId);
-      const workspace = em.create(Workspace, { name: data.name, slug: await uniqueSlug(em, data.name) });
-      em.create(Membership, { workspace, user: owner, role: 'owner' });
-      await em.flush();
-      return workspace;
+      return em.transactional(async (tx) => {
+        await assertNameFree(tx, [owner.id], data.name, null, owner.id);
+        const workspace = tx.create(Workspace, { name: data.name, slug: await uniqueSlug(tx, data.name) });
+        tx.create(Membership, { workspace, user: owner.id, role: 'owner' });
+        await tx.flush();
+        return workspace;
+      });
+    },
+
+    /** Renames a workspace; refused when one of its owners already owns another workspace of that name. */
+    async renameWorkspace(
+      em: EntityManager,
+      workspaceId: string,
+      name: string,
+      actorUserId: string | null,
+    ): Promise<{ previous: string; workspace: Workspace }> {
+      const newName = parseInput(WorkspaceName, name, 'workspace name');
+      return em.transactional(async (tx) => {
+        const workspace = await requireWorkspace(tx, workspaceId);
+        const owners = await tx.find(Membership, { workspace: workspaceId, role: 'owner' });
+        await assertNameFree(
+          tx,
+          owners.map((m) => m.user.id),
+          newName,
+          workspaceId,
+          actorUserId,
+        );
+        const previous = workspace.name;
+        workspace.name = newName;
+        await tx.flush();
+        return { previous, workspace };
+      });
     },
 
     /** Adds a person to a workspace, or changes their role if they are already a member. */

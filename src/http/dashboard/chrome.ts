@@ -63,6 +63,7 @@ function header(chrome: Chrome): SafeHtml {
       <input type="hidden" name="_csrf" value="${chrome.csrf}" /><span class="muted" style="color:#cfd6de"
         >${chrome.userEmail}</span
       >
+      <a href="/account">Account</a>
       <button class="link" type="submit">Sign out</button>
     </form>
   </header>`;

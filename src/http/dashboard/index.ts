@@ -20,6 +20,7 @@ import { domainRoutes } from './domains.ts';
 import { jobRoutes } from './jobs.ts';
 import { keyRoutes } from './keys.ts';
 import { createDashboardKit, type DashboardDeps } from './kit.ts';
+import { invitationRoutes } from './invitations.ts';
 import { mediaLibraryRoutes } from './media.ts';
 import { memberRoutes } from './members.ts';
 import { operatorRoutes } from './operator.ts';
@@ -43,6 +44,7 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     jobRoutes,
     analyticsRoutes,
     memberRoutes,
+    invitationRoutes,
     keyRoutes,
     domainRoutes,
     channelRoutes,

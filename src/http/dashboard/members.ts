@@ -1,24 +1,49 @@
-/** A workspace's members: the list, adding a person or changing their role, removing them. */
+/**
+ * A workspace's members: the list, inviting a person by link (invitations.ts), adding an existing account or
+ * changing a role, removing a member. Who may do what to whom is `assertMayAssignRole`, one rule for all.
+ */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
+import type { PendingInvitationView } from '../../domain/workspaces/invitations.service.ts';
 import { assertMayAssignRole } from '../../domain/workspaces/membership-policy.ts';
 import { isRole, ROLES, roleAtLeast, type Role } from '../../domain/workspaces/roles.ts';
 import { ValidationError } from '../../errors.ts';
 import { html } from '../../views/html.ts';
-import { shell, type Chrome, type Notice } from './chrome.ts';
+import { shell, stackedTable, type Chrome, type Notice } from './chrome.ts';
 import { state, type DashboardKit } from './kit.ts';
 
-export function memberRoutes(router: Router, kit: DashboardKit): void {
-  const { em, sendHtml } = kit;
-  const { workspaces } = kit.container.services;
+/** An invitation link just made: shown once, on the page that answers the invite form. */
+export interface NewInvitationLink {
+  email: string;
+  role: Role;
+  url: string;
+  expiresAt: Date;
+}
 
-  const members = async (ctx: Context, notices: Notice[] = []) => {
+/** Renders the members page of the request's workspace (after an action, with its notices). */
+export type MembersRender = (ctx: Context, notices?: Notice[], newLink?: NewInvitationLink) => Promise<void>;
+
+export function membersRenderer(kit: DashboardKit): MembersRender {
+  const { em, sendHtml } = kit;
+  const { workspaces, invitations } = kit.container.services;
+  return async (ctx, notices = [], newLink) => {
     const ws = state(ctx).workspace!;
+    const manage = roleAtLeast(ws.role, 'admin');
     sendHtml(
       ctx,
-      membersPage(state(ctx).chrome, await workspaces.listMembers(em(), ws.id), state(ctx).session.user.id, notices),
+      membersPage(state(ctx).chrome, await workspaces.listMembers(em(), ws.id), state(ctx).session.user.id, notices, {
+        pending: manage ? await invitations.listPending(em(), ws.id) : [],
+        ...(newLink ? { newLink } : {}),
+      }),
     );
   };
+}
+
+export function memberRoutes(router: Router, kit: DashboardKit): void {
+  const { em } = kit;
+  const { workspaces } = kit.container.services;
+  const members = membersRenderer(kit);
+
   router.get('/w/:workspaceId/members', ...kit.workspacePage('workspace:read'), (ctx) => members(ctx));
 
   router.post('/w/:workspaceId/members', ...kit.workspaceAction('members:manage', members), async (ctx) => {
@@ -27,7 +52,9 @@ export function memberRoutes(router: Router, kit: DashboardKit): void {
     if (!isRole(body.role)) throw new ValidationError('Choose a role: owner, admin, editor or viewer');
     const target = await workspaces.findUserByEmail(em(), String(body.email ?? ''));
     if (!target)
-      throw new ValidationError('No account uses that email. Ask the person to sign up first, then add them.');
+      throw new ValidationError(
+        'No account uses that email. Invite the person by link instead (below): they can sign up when they open it.',
+      );
     const current = await workspaces.membershipOf(em(), ws.id, target.id);
     assertMayAssignRole(
       { userId: state(ctx).session.user.id, role: ws.role },
@@ -63,85 +90,104 @@ export function memberRoutes(router: Router, kit: DashboardKit): void {
         action: 'member.remove',
         targetType: 'user',
         targetId: ctx.params.userId!,
-        details: { role: removed.role },
+        details: { email: removed.user.getEntity().email, role: removed.role },
       });
-      await members(ctx, [{ kind: 'ok', text: 'Member removed.' }]);
+      await members(ctx, [{ kind: 'ok', text: `Removed ${removed.user.getEntity().email}.` }]);
     },
   );
 }
+
+const dateOf = (at: Date) => at.toISOString().slice(0, 16).replace('T', ' ');
 
 export function membersPage(
   chrome: Chrome,
   members: { userId: string; email: string; name: string; role: Role }[],
   currentUserId: string,
   notices: Notice[] = [],
+  invitations: { pending: PendingInvitationView[]; newLink?: NewInvitationLink } = { pending: [] },
 ): string {
   const ws = chrome.current!;
   const manage = roleAtLeast(ws.role, 'admin');
   const assignable = ROLES.filter((role) => ws.role === 'owner' || role !== 'owner');
+  const csrf = html`<input type="hidden" name="_csrf" value="${chrome.csrf}" />`;
+  const roleSelect = (id: string, selected: Role) =>
+    html`<select id="${id}" name="role">
+      ${assignable.map((r) => html`<option value="${r}" ${r === selected ? html`selected` : ''}>${r}</option>`)}
+    </select>`;
+  const changeCell = (m: (typeof members)[number]) =>
+    m.userId === currentUserId || (m.role === 'owner' && ws.role !== 'owner')
+      ? html`<span class="muted">—</span>`
+      : html`<form method="post" action="/w/${ws.id}/members" class="row">
+            ${csrf}<input type="hidden" name="email" value="${m.email}" />
+            <div>
+              <label class="inline" for="role-${m.userId}">Role for ${m.email}</label>
+              ${roleSelect(`role-${m.userId}`, m.role)}
+            </div>
+            <button class="secondary" type="submit">Save role</button>
+          </form>
+          <form method="post" action="/w/${ws.id}/members/${m.userId}/remove">
+            ${csrf}<button class="secondary" type="submit">Remove ${m.email}</button>
+          </form>`;
   return shell(
     'Members',
     chrome,
     html`<h1>Members of ${ws.name}</h1>
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Person</th>
-            <th scope="col">Role</th>
-            ${manage ? html`<th scope="col">Change</th>` : ''}
-          </tr>
-        </thead>
-        <tbody>
-          ${members.map(
-            (m) =>
-              html`<tr>
-                <td>${m.name}<br /><span class="muted">${m.email}</span></td>
-                <td>${m.role}</td>
-                ${
-                  manage
-                    ? html`<td>
-                        ${
-                          m.userId === currentUserId || (m.role === 'owner' && ws.role !== 'owner')
-                            ? html`<span class="muted">—</span>`
-                            : html`<form method="post" action="/w/${ws.id}/members" class="row">
-                                  <input type="hidden" name="_csrf" value="${chrome.csrf}" /><input
-                                    type="hidden"
-                                    name="email"
-                                    value="${m.email}"
-                                  />
-                                  <label class="inline" for="role-${m.userId}">Role for ${m.email}</label>
-                                  <select id="role-${m.userId}" name="role" style="width:auto">
-                                    ${assignable.map((r) => html`<option value="${r}" ${r === m.role ? html`selected` : ''}>${r}</option>`)}
-                                  </select>
-                                  <button class="secondary" type="submit">Save</button>
-                                </form>
-                                <form method="post" action="/w/${ws.id}/members/${m.userId}/remove">
-                                  <input type="hidden" name="_csrf" value="${chrome.csrf}" /><button
-                                    class="secondary"
-                                    type="submit"
-                                  >
-                                    Remove ${m.email}
-                                  </button>
-                                </form>`
-                        }
-                      </td>`
-                    : ''
-                }
-              </tr>`,
-          )}
-        </tbody>
-      </table>
+      ${
+        invitations.newLink
+          ? html`<div class="card" role="status" aria-labelledby="new-link">
+              <h2 id="new-link">Invitation link for ${invitations.newLink.email}</h2>
+              <p>
+                Send this link to ${invitations.newLink.email} yourself (it is shown only now). It works once, for that
+                email, until ${dateOf(invitations.newLink.expiresAt)} UTC, and makes them ${invitations.newLink.role}.
+              </p>
+              <code class="secret">${invitations.newLink.url}</code>
+            </div>`
+          : ''
+      }
+      ${stackedTable(
+        manage ? ['Person', 'Role', 'Change'] : ['Person', 'Role'],
+        members.map((m) => [
+          html`${m.name}<br /><span class="muted">${m.email}</span>`,
+          m.role,
+          ...(manage ? [changeCell(m)] : []),
+        ]),
+      )}
       ${
         manage
-          ? html`<h2>Add a member</h2>
+          ? html`<h2>Invite someone</h2>
+              <form method="post" action="/w/${ws.id}/invitations" class="card">
+                ${csrf}
+                <p class="muted">
+                  You get a link to send them. They open it, sign in or create an account with this email, and join with
+                  the role you choose.
+                </p>
+                <label for="invite-email">Email to invite</label
+                ><input id="invite-email" name="email" type="email" required />
+                <label for="invite-role">Role to give</label>${roleSelect('invite-role', 'editor')}
+                <p><button type="submit">Create invitation link</button></p>
+              </form>
+              <h2>Pending invitations</h2>
+              ${
+                invitations.pending.length
+                  ? stackedTable(
+                      ['Invited', 'Role', 'By', 'Expires (UTC)', 'Withdraw'],
+                      invitations.pending.map((i) => [
+                        i.email,
+                        i.role,
+                        html`${i.invitedBy.name}<br /><span class="muted">${i.invitedBy.email}</span>`,
+                        dateOf(i.expiresAt),
+                        html`<form method="post" action="/w/${ws.id}/invitations/${i.id}/revoke">
+                          ${csrf}<button class="secondary" type="submit">Withdraw invitation of ${i.email}</button>
+                        </form>`,
+                      ]),
+                    )
+                  : html`<p class="muted">No invitations are waiting.</p>`
+              }
+              <h2>Add someone who has an account</h2>
               <form method="post" action="/w/${ws.id}/members" class="card">
-                <input type="hidden" name="_csrf" value="${chrome.csrf}" />
-                <p class="muted">The person needs an account first (they sign up with their email).</p>
+                ${csrf}
                 <label for="member-email">Email</label><input id="member-email" name="email" type="email" required />
-                <label for="member-role">Role</label
-                ><select id="member-role" name="role">
-                  ${assignable.map((r) => html`<option value="${r}" ${r === 'editor' ? html`selected` : ''}>${r}</option>`)}
-                </select>
+                <label for="member-role">Role</label>${roleSelect('member-role', 'editor')}
                 <p><button type="submit">Add member</button></p>
               </form>`
           : ''

@@ -57,6 +57,25 @@ export function workspaceRoutes(router: Router, kit: DashboardKit): void {
   };
   router.get('/w/:workspaceId', ...kit.workspacePage('workspace:read'), (ctx) => overview(ctx));
 
+  // Renaming is an owner's act, like deleting: the name is what members and connected apps know it by.
+  router.post('/w/:workspaceId/rename', ...kit.workspaceAction('workspace:delete', overview), async (ctx) => {
+    const ws = state(ctx).workspace!;
+    const body = ctx.request.body as Record<string, string>;
+    const { previous, workspace } = await workspaces.renameWorkspace(
+      em(),
+      ws.id,
+      String(body.name ?? ''),
+      state(ctx).session.user.id,
+    );
+    await kit.recordAudit(ctx, {
+      action: 'workspace.rename',
+      targetType: 'workspace',
+      targetId: ws.id,
+      details: { from: previous, to: workspace.name },
+    });
+    ctx.redirect(`/w/${ws.id}`);
+  });
+
   router.post('/w/:workspaceId/delete', ...kit.workspaceAction('workspace:delete', overview), async (ctx) => {
     const ws = state(ctx).workspace!;
     const body = ctx.request.body as Record<string, string>;
@@ -97,6 +116,7 @@ export function workspacesPage(chrome: Chrome, notices: Notice[] = []): string {
       <form method="post" action="/workspaces" class="card">
         <input type="hidden" name="_csrf" value="${chrome.csrf}" />
         <label for="ws-name">Name</label><input id="ws-name" name="name" type="text" required maxlength="200" />
+        <p class="muted">Each workspace you own needs its own name.</p>
         <p><button type="submit">Create workspace</button></p>
       </form>`,
     notices,
@@ -131,6 +151,18 @@ export function overviewPage(
           and send it as <code>x-api-key</code>.
         </p>
       </div>
+      ${
+        ws.role === 'owner'
+          ? html`<h2>Rename this workspace</h2>
+              <form method="post" action="/w/${ws.id}/rename" class="card">
+                <input type="hidden" name="_csrf" value="${chrome.csrf}" />
+                <label for="rename">New name</label
+                ><input id="rename" name="name" type="text" required maxlength="200" value="${ws.name}" />
+                <p class="muted">Each of your workspaces needs its own name. The brand site address does not change.</p>
+                <p><button type="submit">Rename workspace</button></p>
+              </form>`
+          : ''
+      }
       ${
         ws.role === 'owner'
           ? html`<h2>Delete this workspace</h2>
