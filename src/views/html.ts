@@ -45,6 +45,10 @@ a:focus,button:focus,input:focus,select:focus{outline:3px solid #f9ab00;outline-
 header{background:#1b1f24;color:#fff;padding:12px 24px;display:flex;gap:24px;align-items:center;flex-wrap:wrap}
 header a{color:#fff}header .brand{font-weight:700;text-decoration:none}
 header nav{display:flex;gap:16px;flex-wrap:wrap}header form{margin-left:auto}
+header.console{display:block;padding:0}header.console .bar{display:flex;gap:16px 24px;align-items:center;flex-wrap:wrap;padding:10px 24px}
+header.console .bar form{margin-left:0}header.console .bar .who{margin-left:auto;display:flex;gap:12px;align-items:center;flex-wrap:wrap}
+header.console nav{gap:4px 20px;padding:0 24px 10px}header.console nav a{padding:4px 0;text-decoration:none;border-bottom:2px solid transparent}
+header.console nav a:hover{border-bottom-color:#8a919c}header.console nav a[aria-current=page]{font-weight:700;border-bottom-color:#f9ab00}
 main{max-width:960px;margin:24px auto;padding:0 24px}
 h1{font-size:1.6rem;margin:0 0 16px}h2{font-size:1.2rem;margin:32px 0 12px}
 .card{background:#fff;border:1px solid #d5d9e0;border-radius:8px;padding:20px;margin-bottom:16px}
@@ -87,6 +91,8 @@ details>summary{cursor:pointer;color:#0b57d0;font-weight:600;padding:8px 0}
 .truncate{overflow-wrap:anywhere}
 @media (max-width:640px){
 main{padding:0 12px;margin:16px auto}header{padding:12px}header form{margin-left:0}
+header.console{padding:0}header.console .bar{padding:10px 12px}header.console .bar .who{margin-left:0}
+header.console nav{flex-wrap:nowrap;overflow-x:auto;white-space:nowrap;padding:0 12px 8px}
 table.stack thead{position:absolute;left:-9999px}
 table.stack,table.stack tbody,table.stack tr,table.stack td{display:block;width:100%}
 table.stack tr{border-bottom:1px solid #d5d9e0;padding:8px 0}table.stack td{border:none;padding:4px 8px}

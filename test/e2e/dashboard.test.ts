@@ -152,6 +152,9 @@ it('manages members and roles, and holds viewers to reading', async () => {
   await viewer.goto(`${platform.urls.platform}/w/${workspaceId}/members`);
   expect(await viewer.getByLabel('Role for grace@example.test').count()).toBe(0);
   await screenshot(owner, 'dashboard-members');
+  // The navigation marks the section the page belongs to, and only that one.
+  const nav = owner.getByRole('navigation', { name: 'Workspace' });
+  expect(await nav.locator('[aria-current="page"]').allTextContents()).toEqual(['Members']);
   await owner.close();
   await viewer.close();
 });

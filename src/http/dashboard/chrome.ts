@@ -14,6 +14,8 @@ export interface Chrome {
   /** Platform operators also see the operator pages (call codes). */
   operator?: boolean;
   workspaces: { id: string; name: string; role: Role }[];
+  /** The request's path, so the navigation can mark the section the page belongs to. */
+  path?: string;
   current?: { id: string; name: string; role: Role };
 }
 
@@ -44,28 +46,32 @@ function header(chrome: Chrome): SafeHtml {
   const links = current
     ? NAV.map(([label, path, minimum]) => [label, `/w/${current.id}${path}`, minimum] as const)
     : [];
-  return html`<header>
-    <a class="brand" href="/workspaces">Campaign platform</a>
+  const here = (href: string, index: number) =>
+    chrome.path === href || (index > 0 && chrome.path?.startsWith(`${href}/`)) ? html`aria-current="page"` : '';
+  return html`<header class="console">
+    <div class="bar">
+      <a class="brand" href="/workspaces">Campaign platform</a>
+      <form method="get" action="/switch" class="inline">
+        <label class="inline" for="switch-ws" style="color:#fff;font-weight:400">Workspace</label>
+        <select id="switch-ws" name="workspace" style="width:auto">
+          ${chrome.workspaces.map((w) => html`<option value="${w.id}" ${current?.id === w.id ? html`selected` : ''}>${w.name}</option>`)}
+        </select>
+        <button class="secondary" type="submit">Switch</button>
+      </form>
+      <form method="post" action="/signout" class="who">
+        <input type="hidden" name="_csrf" value="${chrome.csrf}" /><span class="muted" style="color:#cfd6de"
+          >${chrome.userEmail}</span
+        >
+        <a href="/account">Account</a>
+        <button class="link" type="submit">Sign out</button>
+      </form>
+    </div>
     <nav aria-label="Workspace">
       ${links
         .filter(([, , minimum]) => current && roleAtLeast(current.role, minimum))
-        .map(([label, href]) => html`<a href="${href}">${label}</a>`)}
+        .map(([label, href], index) => html`<a href="${href}" ${here(href, index)}>${label}</a>`)}
       ${chrome.operator ? html`<a href="/operator/call-codes">Call codes</a>` : ''}
     </nav>
-    <form method="get" action="/switch" class="inline">
-      <label class="inline" for="switch-ws" style="color:#fff;font-weight:400">Workspace</label>
-      <select id="switch-ws" name="workspace" style="width:auto">
-        ${chrome.workspaces.map((w) => html`<option value="${w.id}" ${current?.id === w.id ? html`selected` : ''}>${w.name}</option>`)}
-      </select>
-      <button class="secondary" type="submit">Switch</button>
-    </form>
-    <form method="post" action="/signout">
-      <input type="hidden" name="_csrf" value="${chrome.csrf}" /><span class="muted" style="color:#cfd6de"
-        >${chrome.userEmail}</span
-      >
-      <a href="/account">Account</a>
-      <button class="link" type="submit">Sign out</button>
-    </form>
   </header>`;
 }
 

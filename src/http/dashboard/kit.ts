@@ -123,7 +123,10 @@ export function createDashboardKit(deps: DashboardDeps) {
       }
       return;
     }
-    ctx.state.dashboard = { session, chrome: await chromeFor(session) } satisfies DashboardState;
+    ctx.state.dashboard = {
+      session,
+      chrome: { ...(await chromeFor(session)), path: ctx.path },
+    } satisfies DashboardState;
     await next();
   };
 
