@@ -5,14 +5,13 @@
  * and a description, the same days are a table; the windows are reached with the keyboard alone. Screenshots
  * in test-artifacts/.
  */
-import { AxeBuilder } from '@axe-core/playwright';
 import { v7 as uuidv7 } from 'uuid';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createSiteEventRecorder } from '../../src/domain/analytics/event-recorder.ts';
 import { runRollupPass } from '../../src/domain/analytics/rollups.ts';
 import type { SiteEvent } from '../../src/domain/analytics/site-events.ts';
 import { acrossWorkspaces } from '../../src/domain/shared/scope.ts';
-import { launchBrowser, screenshot } from '../support/browser.ts';
+import { launchBrowser, screenshot, seriousViolations } from '../support/browser.ts';
 import { createTenant, type Tenant } from '../support/factories.ts';
 import { closeTestFetch } from '../support/http.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
@@ -104,16 +103,6 @@ async function signedIn(viewport: { width: number; height: number }): Promise<{ 
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.waitForURL(/\/w\/|\/workspaces/);
   return { context, page };
-}
-
-async function seriousViolations(page: Page) {
-  const { violations, passes } = await new AxeBuilder({ page })
-    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
-    .analyze();
-  expect(passes.map((rule) => rule.id)).toEqual(expect.arrayContaining(['color-contrast', 'document-title']));
-  return violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => ({ id: violation.id, targets: violation.nodes.map((node) => node.target.join(' ')) }));
 }
 
 describe.each(Object.entries(SIZES))('at %s size', (size, viewport) => {

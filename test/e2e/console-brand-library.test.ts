@@ -7,9 +7,8 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchBrowser, screenshot } from '../support/browser.ts';
+import { fitsTheScreen, launchBrowser, screenshot, seriousViolations } from '../support/browser.ts';
 import { createTenant, type Tenant } from '../support/factories.ts';
 import { closeTestFetch } from '../support/http.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
@@ -141,30 +140,13 @@ async function signedIn(
   return { context, page };
 }
 
-/** Serious and critical axe-core findings on the page as it is now (WCAG 2.x A and AA rules). */
-async function seriousViolations(page: Page) {
-  const { violations, passes } = await new AxeBuilder({ page })
-    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
-    // The brand-site preview frame runs no script (sandboxed), so axe cannot run inside it; the brand site's
-    // own pages are checked by brand-site-browser.test.ts. The frame element itself (its title) is checked here.
-    .exclude('iframe.preview-frame')
-    .analyze();
-  expect(passes.map((rule) => rule.id)).toEqual(expect.arrayContaining(['document-title']));
-  return violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => ({ id: violation.id, targets: violation.nodes.map((node) => node.target.join(' ')) }));
-}
-
-async function fitsTheScreen(page: Page): Promise<void> {
-  const widths = await page.evaluate(() => ({ content: document.documentElement.scrollWidth, screen: innerWidth }));
-  expect(widths.content).toBeLessThanOrEqual(widths.screen);
-}
-
 /** A page is readable and accessible at this size, and its screenshot is kept. */
+// The brand-site preview frame runs no script (sandboxed), so axe cannot run inside it; the brand site's own
+// pages are checked by brand-site-browser.test.ts. The frame element itself (its title) is checked here.
 async function check(page: Page, name: string): Promise<void> {
   await page.waitForLoadState('load');
   await fitsTheScreen(page);
-  expect(await seriousViolations(page)).toEqual([]);
+  expect(await seriousViolations(page, { mustRun: ['document-title'], exclude: 'iframe.preview-frame' })).toEqual([]);
   await screenshot(page, name);
 }
 

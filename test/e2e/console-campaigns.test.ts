@@ -9,12 +9,11 @@
  * - the list, campaign, quote and confirmation pages have no serious or critical axe-core finding, and fit a
  *   phone screen; screenshots at desktop and phone width go to test-artifacts/console-campaigns-*.png.
  */
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Workspace } from '../../src/domain/workspaces/workspace.entity.ts';
 import { brandSiteUrl } from '../../src/http/hosts.ts';
 import { acrossWorkspaces } from '../../src/domain/shared/scope.ts';
-import { launchBrowser, screenshot } from '../support/browser.ts';
+import { fitsTheScreen, launchBrowser, screenshot, seriousViolations } from '../support/browser.ts';
 import { createTenant, type Tenant } from '../support/factories.ts';
 import { closeTestFetch, testFetch } from '../support/http.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
@@ -37,22 +36,6 @@ const EDITED_HEADLINE = 'Linen that breathes with you';
 const PAGE_PATH = '/summer';
 
 const campaignsUrl = () => `${platform.urls.platform}/w/${tenant.workspaceId}/campaigns`;
-
-/** Serious and critical axe-core findings on the page as it is now (WCAG 2.x A and AA rules). */
-async function seriousViolations(page: Page): Promise<{ id: string; targets: string[] }[]> {
-  const { violations, passes } = await new AxeBuilder({ page })
-    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
-    .analyze();
-  expect(passes.map((rule) => rule.id)).toEqual(expect.arrayContaining(['color-contrast', 'document-title']));
-  return violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => ({ id: violation.id, targets: violation.nodes.map((node) => node.target.join(' ')) }));
-}
-
-async function fitsTheScreen(page: Page): Promise<void> {
-  const widths = await page.evaluate(() => ({ content: document.documentElement.scrollWidth, screen: innerWidth }));
-  expect(widths.content).toBeLessThanOrEqual(widths.screen);
-}
 
 /** A page passes the checks every console page must: axe, no sideways scrolling; then its screenshot. */
 async function checkAndShoot(page: Page, name: string): Promise<void> {

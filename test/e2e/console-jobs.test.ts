@@ -5,11 +5,10 @@
  * film goes on to render and waits at its final gate. Desktop (1280) and phone (390) widths, axe-core on each
  * page (no serious or critical finding), no sideways scrolling, screenshots in test-artifacts/.
  */
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { FilmView } from '../../src/domain/films/films.service.ts';
 import { actors, workspaceScope } from '../../src/domain/shared/scope.ts';
-import { launchBrowser, screenshot } from '../support/browser.ts';
+import { fitsTheScreen, launchBrowser, screenshot, seriousViolations } from '../support/browser.ts';
 import { createTenant, type Tenant } from '../support/factories.ts';
 import { closeTestFetch } from '../support/http.ts';
 import { connectV2, type ConnectedClient, type ToolCallResult } from '../support/mcp-clients.ts';
@@ -47,21 +46,6 @@ async function signedIn(viewport: { width: number; height: number }): Promise<{ 
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.waitForURL(/\/w\/|\/workspaces/);
   return { context, page };
-}
-
-async function seriousViolations(page: Page) {
-  const { violations, passes } = await new AxeBuilder({ page })
-    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
-    .analyze();
-  expect(passes.map((rule) => rule.id)).toEqual(expect.arrayContaining(['color-contrast', 'document-title']));
-  return violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => ({ id: violation.id, targets: violation.nodes.map((node) => node.target.join(' ')) }));
-}
-
-async function fitsTheScreen(page: Page): Promise<void> {
-  const widths = await page.evaluate(() => ({ content: document.documentElement.scrollWidth, screen: innerWidth }));
-  expect(widths.content).toBeLessThanOrEqual(widths.screen);
 }
 
 beforeAll(async () => {

@@ -4,11 +4,10 @@
  * desktop and phone widths (a 17-row audit log stays a short page on a phone). axe-core on each page (no serious
  * or critical findings); screenshots in test-artifacts/console-people-*.png.
  */
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { AuditEvent } from '../../src/domain/audit/audit-event.entity.ts';
 import { acrossWorkspaces } from '../../src/domain/shared/scope.ts';
-import { launchBrowser, screenshot } from '../support/browser.ts';
+import { fitsTheScreen, launchBrowser, screenshot, seriousViolations } from '../support/browser.ts';
 import { createTenant, type Tenant } from '../support/factories.ts';
 import { closeTestFetch } from '../support/http.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
@@ -49,22 +48,8 @@ async function signIn(page: Page, email: string, password = PASSWORD): Promise<v
   await page.waitForURL(/\/(workspaces|w\/)/);
 }
 
-/** Serious and critical axe-core findings (WCAG 2.x A and AA); the rules must have run. */
 async function expectAccessible(page: Page): Promise<void> {
-  const { violations, passes } = await new AxeBuilder({ page })
-    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
-    .analyze();
-  expect(passes.map((rule) => rule.id)).toEqual(expect.arrayContaining(['color-contrast', 'document-title']));
-  expect(
-    violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => ({ id: v.id, targets: v.nodes.map((n) => n.target.join(' ')) })),
-  ).toEqual([]);
-}
-
-async function fitsTheScreen(page: Page): Promise<void> {
-  const widths = await page.evaluate(() => ({ content: document.documentElement.scrollWidth, screen: innerWidth }));
-  expect(widths.content).toBeLessThanOrEqual(widths.screen);
+  expect(await seriousViolations(page)).toEqual([]);
 }
 
 const pageHeight = (page: Page) => page.evaluate(() => document.documentElement.scrollHeight);
