@@ -132,6 +132,14 @@ it('lets the owner approve a film at its storyboard gate; the film renders and w
     timeoutMessage: (f) => `film stuck in ${f.status}`,
   });
   const { context, page } = await signedIn(DESKTOP);
+  // The workspace's home says the film waits, and links to it.
+  await page.goto(`${platform.urls.platform}/w/${tenant.workspaceId}`);
+  await page
+    .getByRole('region', { name: 'Waiting for a decision' })
+    .getByRole('link', { name: 'Review film' })
+    .waitFor();
+  expect(await seriousViolations(page)).toEqual([]);
+  await screenshot(page, 'console-overview');
   await page.goto(`${platform.urls.platform}/w/${tenant.workspaceId}/jobs`);
   await page.getByText('1 film waits for your decision').waitFor();
   await page
@@ -165,6 +173,11 @@ it('lets the owner approve a film at its storyboard gate; the film renders and w
   await context.close();
 
   const phone = await signedIn(PHONE);
+  await phone.page.goto(`${platform.urls.platform}/w/${tenant.workspaceId}`);
+  await phone.page.getByRole('heading', { name: 'Last 7 days' }).waitFor();
+  await fitsTheScreen(phone.page);
+  expect(await seriousViolations(phone.page)).toEqual([]);
+  await screenshot(phone.page, 'console-overview-phone');
   await phone.page.goto(`${platform.urls.platform}/w/${tenant.workspaceId}/jobs/${after.jobId}`);
   await phone.page.getByRole('heading', { name: 'Film “Linen in the heat”' }).waitFor();
   await fitsTheScreen(phone.page);
