@@ -22,6 +22,8 @@ it('lists the fields to fix without the tool prefix', () => {
 
 it('keeps every other message as the domain wrote it', () => {
   expect(consoleNotice(new NotFoundError('Campaign', 'cmp_1'))).toBe('Campaign cmp_1 was not found');
+  const cancel = new AppError('forbidden', 'Your role (viewer) does not allow cancelling a job');
+  expect(consoleNotice(cancel)).toBe('Your role (viewer) does not allow cancelling a job');
   const conflict = new AppError('conflict', 'The variant changed since you read it (now version 3)');
   expect(consoleNotice(conflict)).toBe('The variant changed since you read it (now version 3)');
 });

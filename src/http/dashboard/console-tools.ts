@@ -138,12 +138,12 @@ const PERMISSION_WORDS: Partial<Record<Permission, string>> = {
  * lacks or which fields to fix. The code, the audit line and the status are unchanged.
  */
 export function consoleNotice(error: AppError): string {
-  if (error.code === 'forbidden') {
+  // The tool wrapper's refusal names the tool and selector ("… does not allow manage_brand action=update_voice").
+  const refusal = /^Your role \((\w+)\) does not allow [a-z_]+ [a-z]+=/.exec(error.message);
+  if (error.code === 'forbidden' && refusal) {
     const required = error.details?.requiredPermission as Permission | undefined;
-    const role = /^Your role \((\w+)\)/.exec(error.message)?.[1];
-    if (!role) return error.message;
     const why = (required && PERMISSION_WORDS[required]) ?? 'your role does not include it';
-    return `Your role (${role}) does not allow this: ${why}. A workspace admin can change your role.`;
+    return `Your role (${refusal[1]}) does not allow this: ${why}. A workspace admin can change your role.`;
   }
   if (error.code === 'validation_failed' && error.message.startsWith('Invalid arguments for ')) {
     const issues = error.details?.issues as { field: string; message: string }[] | undefined;
