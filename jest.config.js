@@ -54,6 +54,10 @@ export default {
   testTimeout: 120_000,
   // Two cores: one file per core, and Temporal workers inside tests need the rest.
   maxWorkers: 2,
+  // A worker that grew past this after a test file is replaced by a fresh one: some suites keep large native
+  // buffers until a GC that may never come (resvg, thx/resvg-js#216), and one CI run's worker ran out of memory
+  // on a small unit file after ~100 larger ones had run in it.
+  workerIdleMemoryLimit: '1536MB',
   // The Temporal native runtime keeps a handle open after workers shut down (sdk-typescript#928).
   forceExit: true,
   reporters: ['default'],
