@@ -163,7 +163,14 @@ try {
         products: container.services.products,
         surfaces: container.services.surfaces,
       },
-      { campaigns: CAMPAIGNS, events: EVENTS, days: DAYS, seed: SEED, now: NOW, progress: (line) => log(line) },
+      {
+        campaigns: CAMPAIGNS,
+        events: EVENTS,
+        days: DAYS,
+        seed: SEED,
+        now: NOW,
+        progress: (line) => log(`[${((performance.now() - seeding) / 1000).toFixed(0)} s] ${line}`),
+      },
     );
   } finally {
     await container.close();
