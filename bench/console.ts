@@ -17,7 +17,10 @@
  *    answer was wrong). `--profile` then records a CPU profile of the app under each page that exists and
  *    missed the target (with `--only`, under each measured page), and prints where its time went.
  *
- * Other options: `--only <text>` measures only the pages whose label contains it; `--seed`, `--now`.
+ * Other options: `--only <text>` measures only the pages whose label contains it; `--analytics-query`
+ * (the analytics window's query, `days=%d` by default); `--seed`, `--now`. A filtered page (a status, a
+ * search, a window, an audit action) that answers exactly what its unfiltered page answers is WRONG: the
+ * parameter was ignored, and measuring it would pass the unfiltered page off as the filtered one.
  * Exit code 1 when a page that exists fails.
  */
 import { randomBytes } from 'node:crypto';
@@ -37,10 +40,15 @@ import { request, signIn } from './support/console-session.ts';
 import { startServerProcess } from './support/server-process.ts';
 import { freePort, startBenchStack } from './support/stack.ts';
 
-/** The analytics page's window parameter (`/w/:id/analytics?days=7`), in one place in case it changes. */
-const ANALYTICS_WINDOW_PARAM = 'days';
+/**
+ * The analytics page's window query, `%d` standing for the days (7, 28, 90): `days=%d` as the lead's notes
+ * have it; `--analytics-query 'window=%dd'` measures a page that reads `?window=7d` instead.
+ */
+const ANALYTICS_WINDOW_QUERY = 'days=%d';
 /** The campaign list's "live" filter: a campaign on the site is `published` (campaign-status.ts). */
 const LIVE_STATUS = 'published';
+/** The campaign list's search parameter. */
+const CAMPAIGN_SEARCH_PARAM = 'q';
 const TARGET_P95_MS = 100;
 
 interface ConsolePage {
@@ -49,7 +57,37 @@ interface ConsolePage {
   path: (seed: ConsoleSeed) => string;
   /** What the page's `<h1>` must say (error pages say "Not found", "Not allowed", …). */
   heading: (seed: ConsoleSeed) => RegExp;
+  /**
+   * A page this one must differ from (its unfiltered form): a filter or window parameter the page ignores
+   * would otherwise measure the unfiltered page under the filter's name.
+   */
+  differsFrom?: string;
 }
+
+const { values } = parseArgs({
+  options: {
+    events: { type: 'string', default: '10000000' },
+    campaigns: { type: 'string', default: '1000' },
+    days: { type: 'string', default: '90' },
+    connections: { type: 'string', default: process.env.BENCH_CONNECTIONS ?? '4' },
+    seconds: { type: 'string', default: process.env.BENCH_SECONDS ?? '5' },
+    'warmup-seconds': { type: 'string', default: '1' },
+    seed: { type: 'string', default: '20261127' },
+    now: { type: 'string' },
+    only: { type: 'string' },
+    profile: { type: 'boolean', default: process.env.BENCH_PROFILE === '1' },
+    'analytics-query': { type: 'string', default: ANALYTICS_WINDOW_QUERY },
+  },
+});
+const EVENTS = Number(values.events);
+const CAMPAIGNS = Number(values.campaigns);
+const DAYS = Number(values.days);
+const CONNECTIONS = Number(values.connections);
+const SECONDS = Number(values.seconds);
+const WARMUP_SECONDS = Number(values['warmup-seconds']);
+const SEED = Number(values.seed);
+const NOW = values.now ? new Date(values.now) : new Date();
+const analyticsQuery = values['analytics-query'];
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const fixed = (pattern: RegExp) => () => pattern;
@@ -58,11 +96,17 @@ const fixed = (pattern: RegExp) => () => pattern;
 const PAGES: ConsolePage[] = [
   { label: 'overview', path: () => '', heading: (s) => new RegExp(`^${escapeRegExp(s.workspaceName)}$`) },
   { label: 'campaigns', path: () => '/campaigns', heading: fixed(/campaigns/i) },
-  { label: 'campaigns, live', path: () => `/campaigns?status=${LIVE_STATUS}`, heading: fixed(/campaigns/i) },
+  {
+    label: 'campaigns, live',
+    path: () => `/campaigns?status=${LIVE_STATUS}`,
+    heading: fixed(/campaigns/i),
+    differsFrom: 'campaigns',
+  },
   {
     label: 'campaigns, search',
-    path: (s) => `/campaigns?search=${encodeURIComponent(s.searchTerm)}`,
+    path: (s) => `/campaigns?${CAMPAIGN_SEARCH_PARAM}=${encodeURIComponent(s.searchTerm)}`,
     heading: fixed(/campaigns/i),
+    differsFrom: 'campaigns',
   },
   {
     label: 'campaign detail',
@@ -72,8 +116,9 @@ const PAGES: ConsolePage[] = [
   { label: 'jobs', path: () => '/jobs', heading: fixed(/jobs|approvals/i) },
   ...[7, 28, 90].map((days) => ({
     label: `analytics ${days}d`,
-    path: () => `/analytics?${ANALYTICS_WINDOW_PARAM}=${days}`,
+    path: () => `/analytics?${analyticsQuery.replace('%d', String(days))}`,
     heading: fixed(/analytics/i),
+    ...(days === 7 ? {} : { differsFrom: 'analytics 7d' }),
   })),
   { label: 'brand', path: () => '/brand', heading: fixed(/brand/i) },
   { label: 'products', path: () => '/products', heading: fixed(/products/i) },
@@ -89,38 +134,16 @@ const PAGES: ConsolePage[] = [
     label: 'audit log, one action',
     path: (s) => `/audit?action=${encodeURIComponent(s.auditAction)}`,
     heading: fixed(/^Audit log$/),
+    differsFrom: 'audit log',
   },
   { label: 'credits', path: () => '/credits', heading: fixed(/^Credits$/) },
 ];
-
-const { values } = parseArgs({
-  options: {
-    events: { type: 'string', default: '10000000' },
-    campaigns: { type: 'string', default: '1000' },
-    days: { type: 'string', default: '90' },
-    connections: { type: 'string', default: process.env.BENCH_CONNECTIONS ?? '4' },
-    seconds: { type: 'string', default: process.env.BENCH_SECONDS ?? '5' },
-    'warmup-seconds': { type: 'string', default: '1' },
-    seed: { type: 'string', default: '20261127' },
-    now: { type: 'string' },
-    only: { type: 'string' },
-    profile: { type: 'boolean', default: process.env.BENCH_PROFILE === '1' },
-  },
-});
-const EVENTS = Number(values.events);
-const CAMPAIGNS = Number(values.campaigns);
-const DAYS = Number(values.days);
-const CONNECTIONS = Number(values.connections);
-const SECONDS = Number(values.seconds);
-const WARMUP_SECONDS = Number(values['warmup-seconds']);
-const SEED = Number(values.seed);
-const NOW = values.now ? new Date(values.now) : new Date();
 
 const log = (...args: unknown[]) => console.log(...args);
 const ms = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : '–');
 const command =
   `node bench/console.ts --events ${EVENTS} --campaigns ${CAMPAIGNS} --days ${DAYS} --connections ${CONNECTIONS} ` +
-  `--seconds ${SECONDS} --seed ${SEED}${values.only ? ` --only ${values.only}` : ''}${values.profile ? ' --profile' : ''}`;
+  `--seconds ${SECONDS} --seed ${SEED} --analytics-query '${analyticsQuery}'${values.only ? ` --only ${values.only}` : ''}${values.profile ? ' --profile' : ''}`;
 log(command);
 log(
   `${os.cpus().length} CPUs, load average ${os
@@ -196,9 +219,19 @@ try {
   // ── 3. Probe, then measure ─────────────────────────────────────────────────────────────────────────────
   const pages = PAGES.filter((p) => !values.only || p.label.includes(values.only));
   const probes = new Map<ConsolePage, { state: 'ok' | 'MISSING' | 'WRONG'; reason: string | null; bytes: number }>();
+  const bodies = new Map<string, string>();
+  const bodyOf = async (p: ConsolePage) => {
+    if (!bodies.has(p.label)) bodies.set(p.label, (await request(app, platformHost, pageUrl(p), { cookie })).body);
+    return bodies.get(p.label)!;
+  };
   for (const p of pages) {
     const answer = await request(app, platformHost, pageUrl(p), { cookie });
-    const reason = checkPage(answer.status, answer.body, p.heading(seed));
+    bodies.set(p.label, answer.body);
+    let reason = checkPage(answer.status, answer.body, p.heading(seed));
+    const reference = PAGES.find((other) => other.label === p.differsFrom);
+    if (reason === null && reference && (await bodyOf(reference)) === answer.body) {
+      reason = `answers exactly the "${reference.label}" page: its parameter is ignored`;
+    }
     probes.set(p, {
       state: answer.status === 404 ? 'MISSING' : reason === null ? 'ok' : 'WRONG',
       reason,
