@@ -256,7 +256,9 @@ try {
 
   // ── 4. Report ──────────────────────────────────────────────────────────────────────────────────────────
   const verdictOf = (r: PageLoadResult) =>
-    r.p95 < TARGET_P95_MS && r.errors === 0 && r.wrongStatus === 0 && r.invalid === 0 ? 'PASS' : 'FAIL';
+    r.requests > 0 && r.p95 < TARGET_P95_MS && r.errors === 0 && r.wrongStatus === 0 && r.invalid === 0
+      ? 'PASS'
+      : 'FAIL';
   const rows: Record<string, unknown>[] = [bareBefore, bareAfter].map((r) => ({
     page: `${r.label} (${bareBytes} B from memory)`,
     path: '/',
@@ -276,6 +278,7 @@ try {
     const verdict = r ? verdictOf(r) : probe.state;
     if (verdict === 'FAIL' || verdict === 'WRONG') failed = true;
     if (probe.state === 'WRONG') notes.push(`${p.label}: ${probe.reason}`);
+    if (r && r.requests === 0) notes.push(`${p.label}: no answer completed within ${SECONDS} s`);
     if (r && (r.errors || r.wrongStatus || r.invalid)) {
       notes.push(
         `${p.label}: ${r.errors} socket errors, ${r.wrongStatus} wrong statuses, ${r.invalid} without the heading (${r.reasons.join('; ')})`,
@@ -322,10 +325,20 @@ try {
       await written;
       const file = profileFile.replace(/\.cpuprofile$/, `-${p.label.replace(/\W+/g, '-')}.cpuprofile`);
       await fs.rename(profileFile, file);
+      await fs.rename(`${profileFile}.sql.json`, `${file}.sql.json`);
       await printCpuProfile(
         file,
         profiled.requests,
         `CPU profile of the app during ${profiled.requests} × ${p.label} (p95 ${ms(profiled.p95)} ms)`,
+      );
+      const sent = JSON.parse(await fs.readFile(`${file}.sql.json`, 'utf8')) as [string, number][];
+      const perRequest = (n: number) => (n / Math.max(1, profiled.requests)).toFixed(1);
+      log(
+        `SQL statements per request: ${perRequest(sent.reduce((sum, [, n]) => sum + n, 0))} ` +
+          `(${sent.length} distinct); the most frequent:`,
+      );
+      console.table(
+        sent.slice(0, 8).map(([text, n]) => ({ 'per request': perRequest(n), statement: text.slice(0, 160) })),
       );
     }
   }

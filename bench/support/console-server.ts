@@ -7,12 +7,16 @@
  * Prints one JSON line `{ ready, bare, app, platformHost, bareBytes }` when listening.
  *
  * With BENCH_PROFILE_FILE set, SIGUSR2 starts a V8 CPU profile of this process (through `node:inspector`, no
- * debugger port) and the next SIGUSR2 writes it to that file and prints `{"profiled":"<file>"}`.
+ * debugger port) and counts the SQL statements sent meanwhile; the next SIGUSR2 writes the profile to that file
+ * and the statement counts to `<file>.sql.json`, and prints `{"profiled":"<file>"}`. (A CPU profile does not
+ * follow `await`: the ORM work of a page shows up without the page's code above it, so the statements it
+ * sends are what tell a page issuing one query per row from a page with one slow query.)
  */
 import fs from 'node:fs/promises';
 import http from 'node:http';
 import { Session } from 'node:inspector/promises';
 import Koa from 'koa';
+import pg from 'pg';
 import { loadConfigOrExit, processEnv } from '../../src/config.ts';
 import { createContainer } from '../../src/container.ts';
 import { createHttpApp } from '../../src/http/app.ts';
@@ -83,8 +87,34 @@ const info: ConsoleServerInfo = {
 };
 process.stdout.write(`${JSON.stringify(info)}\n`);
 
+/** Statement texts (whitespace folded) and how often each was sent while profiling. */
+const statements = new Map<string, number>();
+let counting = false;
+
+/** Counts every statement a pg client sends (MikroORM's pool and the prepared statements alike). */
+function countStatements(): void {
+  const prototype = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+  const send = prototype.query;
+  prototype.query = function (this: unknown, ...args: unknown[]) {
+    if (counting) {
+      const first = args[0] as string | { text?: string; name?: string } | undefined;
+      const text = typeof first === 'string' ? first : (first?.text ?? `prepared ${first?.name ?? '?'}`);
+      // Literals folded, so the same statement for another row counts as the same statement.
+      const key = text
+        .replace(/'(?:[^']|'')*'/g, '?')
+        .replace(/\b\d+\b/g, 'N')
+        .replace(/\s+/g, ' ')
+        .trim()
+        .slice(0, 400);
+      statements.set(key, (statements.get(key) ?? 0) + 1);
+    }
+    return send.apply(this, args);
+  };
+}
+
 const profileFile = processEnv().BENCH_PROFILE_FILE;
 if (profileFile) {
+  countStatements();
   const profiler = new Session();
   let profiling = false;
   process.on('SIGUSR2', () => {
@@ -95,13 +125,17 @@ if (profileFile) {
         await profiler.post('Profiler.enable');
         await profiler.post('Profiler.setSamplingInterval', { interval: 200 });
         await profiler.post('Profiler.start');
+        statements.clear();
+        counting = true;
         process.stdout.write(`${JSON.stringify({ profiling: true })}\n`);
         return;
       }
       profiling = false;
+      counting = false;
       const { profile } = await profiler.post('Profiler.stop');
       profiler.disconnect();
       await fs.writeFile(profileFile, JSON.stringify(profile));
+      await fs.writeFile(`${profileFile}.sql.json`, JSON.stringify([...statements].sort((a, b) => b[1] - a[1])));
       process.stdout.write(`${JSON.stringify({ profiled: profileFile })}\n`);
     })();
   });
