@@ -30,10 +30,12 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { loadConfigOrExit } from '../src/config.ts';
+import { resolveWindow } from '../src/domain/analytics/analytics-window.ts';
 import { createContainer } from '../src/container.ts';
 import { createLogger } from '../src/logger.ts';
 import { printCpuProfile } from './support/cpu-profile-summary.ts';
-import { checkPage, pageLoad, type PageLoadResult } from './support/console-load.ts';
+import { checkPage, pageLoad, processCpuMs, type PageLoadResult } from './support/console-load.ts';
+import { postgresBackendCpuMs, postgresCpuBetween } from './support/postgres-cpu.ts';
 import { seedConsole, type ConsoleSeed } from './support/console-seed.ts';
 import type { ConsoleServerInfo } from './support/console-server.ts';
 import { request, signIn } from './support/console-session.ts';
@@ -62,6 +64,8 @@ interface ConsolePage {
    * would otherwise measure the unfiltered page under the filter's name.
    */
   differsFrom?: string;
+  /** Text the page must contain (beside its heading): what shows that it answered the parameter it was given. */
+  mustShow?: (seed: ConsoleSeed) => string;
 }
 
 const { values } = parseArgs({
@@ -119,6 +123,9 @@ const PAGES: ConsolePage[] = [
     path: () => `/analytics?${analyticsQuery.replace('%d', String(days))}`,
     heading: fixed(/analytics/i),
     ...(days === 7 ? {} : { differsFrom: 'analytics 7d' }),
+    // The window's first day, as the analytics service resolves it (a page answering its default window for
+    // an ignored parameter does not show it).
+    mustShow: () => resolveWindow(`${days}d`, new Date()).from,
   })),
   { label: 'brand', path: () => '/brand', heading: fixed(/brand/i) },
   { label: 'products', path: () => '/products', heading: fixed(/products/i) },
@@ -141,6 +148,7 @@ const PAGES: ConsolePage[] = [
 
 const log = (...args: unknown[]) => console.log(...args);
 const ms = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : '–');
+const cpu = (x: number | null) => (x === null ? '?' : x.toFixed(1));
 const command =
   `node bench/console.ts --events ${EVENTS} --campaigns ${CAMPAIGNS} --days ${DAYS} --connections ${CONNECTIONS} ` +
   `--seconds ${SECONDS} --seed ${SEED} --analytics-query '${analyticsQuery}'${values.only ? ` --only ${values.only}` : ''}${values.profile ? ' --profile' : ''}`;
@@ -232,19 +240,39 @@ try {
     if (reason === null && reference && (await bodyOf(reference)) === answer.body) {
       reason = `answers exactly the "${reference.label}" page: its parameter is ignored`;
     }
+    const shown = p.mustShow?.(seed);
+    if (reason === null && shown !== undefined && !answer.body.includes(shown)) {
+      reason = `does not show "${shown}": the parameter is not answered`;
+    }
     probes.set(p, {
       state: answer.status === 404 ? 'MISSING' : reason === null ? 'ok' : 'WRONG',
       reason,
       bytes: Buffer.byteLength(answer.body),
     });
   }
-  const run = (label: string, url: string, heading: RegExp, seconds: number) =>
-    pageLoad({ label, url, headers, connections: CONNECTIONS, durationSeconds: seconds, heading });
+  const database = new URL(stack.databaseUrl).pathname.slice(1);
+  const serverPid = server.child.pid!;
+  /**
+   * A load run, with the CPU the app process and the PostgreSQL backends spent per answer: unlike p95 on a
+   * shared machine, that hardly depends on what else runs (Linux only; null elsewhere).
+   */
+  const run = async (label: string, url: string, heading: RegExp, seconds: number) => {
+    const [appBefore, postgresBefore] = [await processCpuMs(serverPid), await postgresBackendCpuMs(database)];
+    const result = await pageLoad({ label, url, headers, connections: CONNECTIONS, durationSeconds: seconds, heading });
+    const [appAfter, postgresAfter] = [await processCpuMs(serverPid), await postgresBackendCpuMs(database)];
+    const per = (ms: number) => (result.requests ? ms / result.requests : null);
+    return {
+      ...result,
+      appCpuMs: appBefore !== null && appAfter !== null ? per(appAfter - appBefore) : null,
+      postgresCpuMs: postgresBefore && postgresAfter ? per(postgresCpuBetween(postgresBefore, postgresAfter)) : null,
+    };
+  };
+  type Measured = Awaited<ReturnType<typeof run>>;
   const bareUrl = `http://127.0.0.1:${bare}/`;
   const bareHeading = /^Bare page$/;
   await run('warm-up', bareUrl, bareHeading, WARMUP_SECONDS);
   const bareBefore = await run('bare route, before the pages', bareUrl, bareHeading, SECONDS);
-  const results = new Map<ConsolePage, PageLoadResult>();
+  const results = new Map<ConsolePage, Measured>();
   for (const p of pages) {
     if (probes.get(p)!.state !== 'ok') continue;
     const url = `http://127.0.0.1:${app}${pageUrl(p)}`;
@@ -268,6 +296,8 @@ try {
     'p95 ÷ bare': '',
     'req/s': Math.round(r.requestsPerSecond),
     requests: r.requests,
+    'app CPU ms/req': cpu(r.appCpuMs),
+    'PG CPU ms/req': cpu(r.postgresCpuMs),
     KB: (bareBytes / 1024).toFixed(1),
     verdict: '',
   }));
@@ -293,6 +323,8 @@ try {
       'p95 ÷ bare': r ? `${(r.p95 / bareP95).toFixed(1)}×` : '',
       'req/s': r ? Math.round(r.requestsPerSecond) : '',
       requests: r ? r.requests : '',
+      'app CPU ms/req': r ? cpu(r.appCpuMs) : '',
+      'PG CPU ms/req': r ? cpu(r.postgresCpuMs) : '',
       KB: probe.state === 'MISSING' ? '' : (probe.bytes / 1024).toFixed(1),
       verdict,
     });

@@ -3,6 +3,7 @@
  * not p95) and checking every answer: it must be 200 and show the page's heading, because a page that answers
  * an error quickly must not pass.
  */
+import fs from 'node:fs/promises';
 import autocannon from 'autocannon';
 
 export interface PageLoadResult {
@@ -102,4 +103,16 @@ export function pageLoad(options: {
     );
     instance.on('response', (_client, _status, _bytes, responseTime: number) => times.push(responseTime));
   });
+}
+
+/** CPU milliseconds (user + system) a process has used so far, from /proc (null off Linux). */
+export async function processCpuMs(pid: number): Promise<number | null> {
+  try {
+    const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the parenthesised command name: utime is field 14, stime 15 (in USER_HZ ticks of 10 ms).
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return null;
+  }
 }
