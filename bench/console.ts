@@ -341,6 +341,10 @@ try {
   );
   console.table(rows);
   for (const note of notes) log(`  ${note}`);
+  // The same table in Markdown, for docs/console-performance.md.
+  const columns = Object.keys(rows[0]!);
+  log(`\n| ${columns.join(' | ')} |\n| ${columns.map(() => '---').join(' | ')} |`);
+  for (const row of rows) log(`| ${columns.map((column) => String(row[column]).replaceAll('|', '\\|')).join(' | ')} |`);
   const counts = (state: string) => rows.filter((row) => row.verdict === state).length;
   log(
     `\n${counts('PASS')} PASS, ${counts('FAIL')} FAIL, ${counts('MISSING')} MISSING (404: not built yet), ` +
