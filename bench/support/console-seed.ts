@@ -548,7 +548,16 @@ export async function seedConsole(deps: ConsoleSeedDeps, options: ConsoleSeedOpt
   await recordTraffic(orm, generator, options.events, progress);
   await connection.execute('analyze analytics_events');
   progress('Rollups');
-  const rolled = await runRollupPass(orm, { lagMs: 0, now: () => now });
+  let rolledUp = 0;
+  const rolled = await runRollupPass(orm, {
+    lagMs: 0,
+    now: () => now,
+    onBatchCommitted: (_batch, totals) => {
+      if (totals.events - rolledUp < options.events / 10) return;
+      rolledUp = totals.events;
+      progress(`  … ${totals.events.toLocaleString('en-US')} events rolled up`);
+    },
+  });
   await connection.execute('analyze');
 
   const count = async (sql: string) =>
