@@ -373,7 +373,8 @@ try {
         `CPU profile of the app during ${profiled.requests} × ${p.label} (p95 ${ms(profiled.p95)} ms)`,
       );
       const sent = JSON.parse(await fs.readFile(`${file}.sql.json`, 'utf8')) as [string, number][];
-      const perRequest = (n: number) => (n / Math.max(1, profiled.requests)).toFixed(1);
+      // Like the CPU per answer: the requests in flight at the deadline finished inside the profile too.
+      const perRequest = (n: number) => (n / (profiled.requests + CONNECTIONS)).toFixed(1);
       log(
         `SQL statements per request: ${perRequest(sent.reduce((sum, [, n]) => sum + n, 0))} ` +
           `(${sent.length} distinct); the most frequent:`,
