@@ -18,7 +18,7 @@
  *    missed the target (with `--only`, under each measured page), and prints where its time went.
  *
  * Other options: `--only <text>` measures only the pages whose label contains it; `--analytics-query`
- * (the analytics window's query, `days=%d` by default); `--seed`, `--now`. A filtered page (a status, a
+ * (the analytics window's query, `window=%dd` by default); `--seed`, `--now`. A filtered page (a status, a
  * search, a window, an audit action) that answers exactly what its unfiltered page answers is WRONG: the
  * parameter was ignored, and measuring it would pass the unfiltered page off as the filtered one.
  * Exit code 1 when a page that exists fails.
@@ -44,10 +44,10 @@ import { startServerProcess } from './support/server-process.ts';
 import { freePort, startBenchStack } from './support/stack.ts';
 
 /**
- * The analytics page's window query, `%d` standing for the days (7, 28, 90): `days=%d` as the lead's notes
- * have it; `--analytics-query 'window=%dd'` measures a page that reads `?window=7d` instead.
+ * The analytics page's window query, `%d` standing for the days (7, 28, 90): the page reads `?window=7d`
+ * (the `query_analytics` window names); `--analytics-query` measures a page that reads another parameter.
  */
-const ANALYTICS_WINDOW_QUERY = 'days=%d';
+const ANALYTICS_WINDOW_QUERY = 'window=%dd';
 /** The campaign list's "live" filter: a campaign on the site is `published` (campaign-status.ts). */
 const LIVE_STATUS = 'published';
 /** The campaign list's search parameter. */
