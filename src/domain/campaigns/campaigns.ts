@@ -30,6 +30,18 @@ export async function findCampaign(scope: WorkspaceScope, campaignId: string): P
 }
 
 /** A campaign's view with its live counts. */
+/**
+ * The names of campaigns by id, in one statement (pages that name many campaigns at once: what runs where, what
+ * a job is for). Deleted campaigns keep their names (a past job still says what it was for); ids of another
+ * workspace are absent, as if they did not exist.
+ */
+export async function campaignNames(scope: WorkspaceScope, ids: readonly string[]): Promise<Map<string, string>> {
+  const unique = [...new Set(ids)];
+  if (!unique.length) return new Map();
+  const rows = await scope.em.find(Campaign, { id: { $in: unique } }, { fields: ['id', 'name'] });
+  return new Map(rows.map((campaign) => [campaign.id, campaign.name]));
+}
+
 export async function campaignView(scope: WorkspaceScope, campaign: Campaign): Promise<CampaignView> {
   const [variantCount, activeDeployments] = await Promise.all([
     scope.em.count(Variant, { campaign: campaign.id, deletedAt: null }),

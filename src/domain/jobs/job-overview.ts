@@ -7,7 +7,7 @@
  * Reads only: starting, cancelling and approving stay with the services and tools that own them.
  */
 import type { CreditsService, JobCredits } from '../credits/credits.service.ts';
-import { Campaign } from '../campaigns/campaign.entity.ts';
+import { campaignNames } from '../campaigns/campaigns.ts';
 import { ChannelPost } from '../channels/channel-post.entity.ts';
 import { NETWORK_NAMES, type ChannelNetwork } from '../channels/channel-networks.ts';
 import { FilmCommission } from '../films/film-commission.entity.ts';
@@ -105,9 +105,8 @@ async function namesOf(scope: WorkspaceScope, jobs: Job[]) {
       ...films.map((film) => film.campaign?.id).filter((id): id is string => Boolean(id)),
     ]),
   ];
-  const campaigns = campaignIds.length ? await scope.em.find(Campaign, { id: { $in: campaignIds } }) : [];
   return {
-    campaign: new Map(campaigns.map((campaign) => [campaign.id, campaign.name])),
+    campaign: await campaignNames(scope, campaignIds),
     film: new Map(films.map((film) => [film.id, film])),
     post: new Map(posts.map((post) => [post.id, post])),
   };

@@ -5,6 +5,7 @@
  * the audit line, as for an agent. Deploying a campaign to a zone is on the campaign's page.
  */
 import type Router from '@koa/router';
+import { campaignNames } from '../../domain/campaigns/campaigns.ts';
 import type { Context } from 'koa';
 import { can } from '../../auth/permissions.ts';
 import type { DeploymentView } from '../../domain/campaigns/deployments.ts';
@@ -88,8 +89,9 @@ export function surfaceRoutes(router: Router, kit: DashboardKit): void {
         'deployments',
       ),
     ]);
+    // The names of the live campaigns in one read (one `query_campaigns get` each was 1,200 statements a view).
     const names = await campaignNames(
-      ctx,
+      kit.scopeOf(ctx),
       deployments.map((deployment) => deployment.campaignId),
     );
     const zonesBySurface = new Map<string, ZoneView[]>();
@@ -104,17 +106,6 @@ export function surfaceRoutes(router: Router, kit: DashboardKit): void {
       surfacesListPage(state(ctx).chrome, { surfaces, nextCursor, cursor, zonesBySurface, liveByZone }, notices),
     );
   };
-
-  /** Campaign names by id, each read once with `query_campaigns get`. */
-  async function campaignNames(ctx: Context, ids: string[]): Promise<Map<string, string>> {
-    const unique = [...new Set(ids)];
-    const campaigns = await Promise.all(
-      unique.map((campaignId) =>
-        kit.tool<{ campaign: { id: string; name: string } }>(ctx, 'query_campaigns', { action: 'get', campaignId }),
-      ),
-    );
-    return new Map(campaigns.map(({ campaign }) => [campaign.id, campaign.name]));
-  }
 
   router.get('/w/:workspaceId/surfaces', ...kit.workspacePage('workspace:read'), (ctx) => surfacesPage(ctx));
 
