@@ -13,7 +13,9 @@ import { shell, stackedTable, type Chrome, type Notice } from './chrome.ts';
 import {
   cursorOf,
   dayRange,
+  dayRangeFields,
   dotted,
+  filterSubmit,
   HISTORY_STYLE,
   olderHref,
   partyCell,
@@ -159,19 +161,9 @@ export function auditPage(chrome: Chrome, view: AuditPageView, notices: Notice[]
               ${AUDIT_OUTCOMES.map((o) => html`<option value="${o}" ${o === filter.outcome ? html`selected` : ''}>${o}</option>`)}
             </select>
           </div>
-          <div>
-            <label for="f-from">From (UTC day)</label>
-            <input id="f-from" name="from" type="date" value="${filter.from}" />
-          </div>
-          <div>
-            <label for="f-to">To (UTC day, included)</label>
-            <input id="f-to" name="to" type="date" value="${filter.to}" />
-          </div>
+          ${dayRangeFields(filter)}
         </div>
-        <p class="row">
-          <button type="submit">Show matching entries</button>
-          ${filtered ? html`<a href="/w/${ws.id}/audit">Clear filters</a>` : ''}
-        </p>
+        ${filterSubmit(`/w/${ws.id}/audit`, filtered)}
       </form>
       ${
         view.events.length

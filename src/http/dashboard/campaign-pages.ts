@@ -694,6 +694,27 @@ export interface BriefValues {
   includeImages: boolean;
 }
 
+/** How many variants and whether to make images: the same two fields on the brief and the regenerate form. */
+function variantFields(values: { variantCount: number; includeImages: boolean }): SafeHtml {
+  return html`<label for="variantCount">How many variants (1–5)</label>
+    <input
+      id="variantCount"
+      type="number"
+      name="variantCount"
+      min="1"
+      max="5"
+      value="${values.variantCount}"
+      required
+    />
+    <fieldset class="checks">
+      <legend>Images</legend>
+      <label
+        ><input type="checkbox" name="includeImages" value="yes" ${values.includeImages ? html`checked` : ''} /> Also
+        create one AI image per variant (costs more credits)</label
+      >
+    </fieldset>`;
+}
+
 export function briefPage(
   chrome: Chrome,
   products: { id: string; title: string }[],
@@ -734,23 +755,7 @@ ${values.intent}</textarea>
               </fieldset>`
             : ''
         }
-        <label for="variantCount">How many variants (1–5)</label>
-        <input
-          id="variantCount"
-          type="number"
-          name="variantCount"
-          min="1"
-          max="5"
-          value="${values.variantCount}"
-          required
-        />
-        <fieldset class="checks">
-          <legend>Images</legend>
-          <label
-            ><input type="checkbox" name="includeImages" value="yes" ${values.includeImages ? html`checked` : ''} />
-            Also create one AI image per variant (costs more credits)</label
-          >
-        </fieldset>
+        ${variantFields(values)}
         <p><button type="submit">Show the price</button></p>
         <p class="muted">Nothing is spent until you confirm the price on the next page.</p>
       </form>`,
@@ -864,23 +869,7 @@ export function regeneratePage(
               >`,
           )}
         </fieldset>
-        <label for="variantCount">How many variants (1–5)</label>
-        <input
-          id="variantCount"
-          type="number"
-          name="variantCount"
-          min="1"
-          max="5"
-          value="${values.variantCount}"
-          required
-        />
-        <fieldset class="checks">
-          <legend>Images</legend>
-          <label
-            ><input type="checkbox" name="includeImages" value="yes" ${values.includeImages ? html`checked` : ''} />
-            Also create one AI image per variant</label
-          >
-        </fieldset>
+        ${variantFields(values)}
         <p class="muted">Earlier steps are reused. The new variants replace what the regenerated steps made.</p>
         <p><button type="submit">Show the price</button></p>
       </form>`,

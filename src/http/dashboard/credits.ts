@@ -10,7 +10,17 @@ import { CREDIT_ENTRY_KINDS, type CreditEntryKind } from '../../domain/credits/c
 import type { CreditBalance, LedgerLine } from '../../domain/credits/credits.service.ts';
 import { html, type SafeHtml } from '../../views/html.ts';
 import { shell, stackedTable, type Chrome, type Notice } from './chrome.ts';
-import { cursorOf, dayRange, HISTORY_STYLE, olderHref, partyCell, queryText, utcMinute } from './history-filters.ts';
+import {
+  cursorOf,
+  dayRange,
+  dayRangeFields,
+  filterSubmit,
+  HISTORY_STYLE,
+  olderHref,
+  partyCell,
+  queryText,
+  utcMinute,
+} from './history-filters.ts';
 import { state, type DashboardKit } from './kit.ts';
 
 const PAGE_SIZE = 50;
@@ -137,19 +147,9 @@ export function creditsPage(
                       )}
                     </select>
                   </div>
-                  <div>
-                    <label for="f-from">From (UTC day)</label>
-                    <input id="f-from" name="from" type="date" value="${ledger.filter.from}" />
-                  </div>
-                  <div>
-                    <label for="f-to">To (UTC day, included)</label>
-                    <input id="f-to" name="to" type="date" value="${ledger.filter.to}" />
-                  </div>
+                  ${dayRangeFields(ledger.filter)}
                 </div>
-                <p class="row">
-                  <button type="submit">Show matching entries</button>
-                  ${Object.values(ledger.filter).some(Boolean) ? html`<a href="/w/${ws.id}/credits">Clear filters</a>` : ''}
-                </p>
+                ${filterSubmit(`/w/${ws.id}/credits`, Object.values(ledger.filter).some(Boolean))}
               </form>
               ${
                 ledger.lines.length

@@ -86,6 +86,26 @@ export function partyCell(name: PartyName | undefined, raw: string): SafeHtml {
 }
 
 /** The page's own CSS: a filter bar that wraps, and cells that break long words instead of widening the page. */
+/** The UTC day range of a history filter form (audit log, credit ledger). */
+export function dayRangeFields(range: { from: string; to: string }): SafeHtml {
+  return html`<div>
+      <label for="f-from">From (UTC day)</label>
+      <input id="f-from" name="from" type="date" value="${range.from}" />
+    </div>
+    <div>
+      <label for="f-to">To (UTC day, included)</label>
+      <input id="f-to" name="to" type="date" value="${range.to}" />
+    </div>`;
+}
+
+/** A history filter form's button, and a way back to everything while a filter is on. */
+export function filterSubmit(clearHref: string, filtered: boolean): SafeHtml {
+  return html`<p class="row">
+    <button type="submit">Show matching entries</button>
+    ${filtered ? html`<a href="${clearHref}">Clear filters</a>` : ''}
+  </p>`;
+}
+
 export const HISTORY_STYLE = html`<style>
   /* Six columns of names, emails and facts need more than the 960 px other pages use. */
   main {
