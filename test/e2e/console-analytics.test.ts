@@ -6,12 +6,12 @@
  * in test-artifacts/.
  */
 import { v7 as uuidv7 } from 'uuid';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { createSiteEventRecorder } from '../../src/domain/analytics/event-recorder.ts';
 import { runRollupPass } from '../../src/domain/analytics/rollups.ts';
 import type { SiteEvent } from '../../src/domain/analytics/site-events.ts';
 import { acrossWorkspaces } from '../../src/domain/shared/scope.ts';
-import { launchBrowser, screenshot, seriousViolations } from '../support/browser.ts';
+import { launchBrowser, screenshot, seriousViolations, signedInPage } from '../support/browser.ts';
 import { createTenant, type Tenant } from '../support/factories.ts';
 import { closeTestFetch } from '../support/http.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
@@ -93,17 +93,8 @@ afterAll(async () => {
   await closeTestFetch();
 });
 
-async function signedIn(viewport: { width: number; height: number }): Promise<{ context: BrowserContext; page: Page }> {
-  const phone = viewport.width < 600;
-  const context = await browser.newContext({ viewport, isMobile: phone, hasTouch: phone });
-  const page = await context.newPage();
-  await page.goto(`${platform.urls.platform}/signin`);
-  await page.getByLabel('Email').fill(tenant.email);
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(/\/w\/|\/workspaces/);
-  return { context, page };
-}
+const signedIn = (viewport: { width: number; height: number }) =>
+  signedInPage(browser, platform.urls.platform, { email: tenant.email, password: PASSWORD }, viewport);
 
 describe.each(Object.entries(SIZES))('at %s size', (size, viewport) => {
   it.each(['7d', '28d', '90d'])('shows the %s window accessibly, without sideways scrolling', async (window) => {

@@ -5,10 +5,10 @@
  * film goes on to render and waits at its final gate. Desktop (1280) and phone (390) widths, axe-core on each
  * page (no serious or critical finding), no sideways scrolling, screenshots in test-artifacts/.
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import type { FilmView } from '../../src/domain/films/films.service.ts';
 import { actors, workspaceScope } from '../../src/domain/shared/scope.ts';
-import { fitsTheScreen, launchBrowser, screenshot, seriousViolations } from '../support/browser.ts';
+import { fitsTheScreen, launchBrowser, screenshot, seriousViolations, signedInPage } from '../support/browser.ts';
 import { createTenant, type Tenant } from '../support/factories.ts';
 import { closeTestFetch } from '../support/http.ts';
 import { connectV2, type ConnectedClient, type ToolCallResult } from '../support/mcp-clients.ts';
@@ -36,17 +36,8 @@ function ok(result: ToolCallResult): Record<string, any> {
 const ownerScope = () => workspaceScope(platform.container.orm.em, tenant.workspaceId, actors.user(tenant.userId));
 const filmNow = () => platform.container.services.films.get(ownerScope(), film.id);
 
-async function signedIn(viewport: { width: number; height: number }): Promise<{ context: BrowserContext; page: Page }> {
-  const phone = viewport.width < 600;
-  const context = await browser.newContext({ viewport, isMobile: phone, hasTouch: phone });
-  const page = await context.newPage();
-  await page.goto(`${platform.urls.platform}/signin`);
-  await page.getByLabel('Email').fill(tenant.email);
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(/\/w\/|\/workspaces/);
-  return { context, page };
-}
+const signedIn = (viewport: { width: number; height: number }) =>
+  signedInPage(browser, platform.urls.platform, { email: tenant.email, password: PASSWORD }, viewport);
 
 beforeAll(async () => {
   platform = await startTestPlatform({ worker: true, label: 'console-jobs-e2e' });

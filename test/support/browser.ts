@@ -5,7 +5,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { CHROMIUM_PATH } from '../../src/dev/chromium.ts';
 
 export const ARTIFACTS = path.resolve(import.meta.dirname, '../../test-artifacts');
@@ -55,4 +55,22 @@ export async function seriousViolations(
 export async function fitsTheScreen(page: Page): Promise<void> {
   const widths = await page.evaluate(() => ({ content: document.documentElement.scrollWidth, screen: innerWidth }));
   expect(widths.content).toBeLessThanOrEqual(widths.screen);
+}
+
+/** A new browser context at `viewport` (a touch phone below 600 px), signed in through the real sign-in form. */
+export async function signedInPage(
+  browser: Browser,
+  platformUrl: string,
+  credentials: { email: string; password: string },
+  viewport: { width: number; height: number },
+): Promise<{ context: BrowserContext; page: Page }> {
+  const phone = viewport.width < 600;
+  const context = await browser.newContext({ viewport, isMobile: phone, hasTouch: phone });
+  const page = await context.newPage();
+  await page.goto(`${platformUrl}/signin`);
+  await page.getByLabel('Email').fill(credentials.email);
+  await page.getByLabel('Password').fill(credentials.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(/\/w\/|\/workspaces/);
+  return { context, page };
 }
