@@ -60,8 +60,19 @@ export function errorBoundary(log: Logger): Middleware {
         return;
       }
       const reference = randomUUID();
-      log.error({ err: error, reference, requestId: ctx.state.requestId, path: ctx.path }, 'unhandled error');
+      log.error(
+        { err: error, reference, requestId: ctx.state.requestId, path: loggablePath(ctx.path) },
+        'unhandled error',
+      );
       await render(ctx, new AppError('internal_error', `Internal error. Reference: ${reference}`), 500);
     }
   };
+}
+
+/**
+ * A request path fit for the log: the one-time tokens that invitation and password-reset links carry in their
+ * path (`/invitations/<token>`, `/reset-password/<token>`) are bearer secrets, so they are masked.
+ */
+export function loggablePath(path: string): string {
+  return path.replace(/^\/(invitations|reset-password)\/[^/]+/, '/$1/[token]');
 }
