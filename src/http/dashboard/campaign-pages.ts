@@ -708,10 +708,10 @@ function variantFields(values: { variantCount: number; includeImages: boolean })
     />
     <fieldset class="checks">
       <legend>Images</legend>
-      <label
-        ><input type="checkbox" name="includeImages" value="yes" ${values.includeImages ? html`checked` : ''} /> Also
-        create one AI image per variant (costs more credits)</label
-      >
+      <label>
+        <input type="checkbox" name="includeImages" value="yes" ${values.includeImages ? html`checked` : ''} />
+        <span>Also create one AI image per variant (costs more credits)</span>
+      </label>
     </fieldset>`;
 }
 
