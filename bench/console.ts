@@ -18,7 +18,9 @@
  *    missed the target (with `--only`, under each measured page), and prints where its time went.
  *
  * Other options: `--only <text>` measures only the pages whose label contains it; `--analytics-query`
- * (the analytics window's query, `window=%dd` by default); `--seed`, `--now`. A filtered page (a status, a
+ * (the analytics window's query, `window=%dd` by default); `--seed`, `--now`; `--keep <dir>` keeps the seeded
+ * database in that folder and, on a later run with the same folder, measures it again without seeding (the full
+ * seed takes half an hour; the long windows' reach builds are refreshed for the day of the run). A filtered page (a status, a
  * search, a window, an audit action) that answers exactly what its unfiltered page answers is WRONG: the
  * parameter was ignored, and measuring it would pass the unfiltered page off as the filtered one.
  * Exit code 1 when a page that exists fails.
@@ -32,6 +34,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { loadConfigOrExit } from '../src/config.ts';
 import { resolveWindow } from '../src/domain/analytics/analytics-window.ts';
+import { refreshWindowBuilds } from '../src/domain/analytics/window-reach.ts';
 import { createContainer } from '../src/container.ts';
 import { createLogger } from '../src/logger.ts';
 import { printCpuProfile } from './support/cpu-profile-summary.ts';
@@ -82,6 +85,7 @@ const { values } = parseArgs({
     only: { type: 'string' },
     profile: { type: 'boolean', default: process.env.BENCH_PROFILE === '1' },
     'analytics-query': { type: 'string', default: ANALYTICS_WINDOW_QUERY },
+    keep: { type: 'string' },
   },
 });
 const EVENTS = Number(values.events);
@@ -163,7 +167,24 @@ log(
     )} (shared machine: read the ratios to the bare route, not absolute times across runs), Node ${process.version}`,
 );
 
-const stack = await startBenchStack('console');
+const keptSeedFile = values.keep ? path.resolve(values.keep, 'seed.json') : '';
+/** What a kept seed must match to be measured again, and what the app needs to read it (the sealing secret). */
+interface KeptSeed {
+  options: { events: number; campaigns: number; days: number; seed: number };
+  cookieSecrets: string;
+  seededAt: string;
+  seed: ConsoleSeed;
+}
+const seedOptions = { events: EVENTS, campaigns: CAMPAIGNS, days: DAYS, seed: SEED };
+const kept = keptSeedFile
+  ? ((await fs.readFile(keptSeedFile, 'utf8').then(JSON.parse, () => null)) as KeptSeed | null)
+  : null;
+if (kept && JSON.stringify(kept.options) !== JSON.stringify(seedOptions)) {
+  throw new Error(
+    `${keptSeedFile} holds a seed of ${JSON.stringify(kept.options)}, not ${JSON.stringify(seedOptions)}`,
+  );
+}
+const stack = await startBenchStack('console', values.keep ? { keepDir: values.keep } : {});
 const profileFile = values.profile ? path.resolve('.data/bench', `console-${Date.now()}.cpuprofile`) : '';
 let server: Awaited<ReturnType<typeof startServerProcess<ConsoleServerInfo>>> | undefined;
 let failed = false;
@@ -176,7 +197,7 @@ try {
     TEMPORAL_ADDRESS: stack.temporalAddress,
     DATABASE_POOL_MAX: '10',
     // The seeding container and the app must share it: the OAuth signing key is sealed with it at first start.
-    COOKIE_SECRETS: randomBytes(32).toString('base64url'),
+    COOKIE_SECRETS: kept?.cookieSecrets ?? randomBytes(32).toString('base64url'),
   };
 
   // ── 1. Seed ──────────────────────────────────────────────────────────────────────────────────────────
@@ -188,22 +209,36 @@ try {
   });
   let seed: ConsoleSeed;
   try {
-    seed = await seedConsole(
-      {
-        orm: container.orm,
-        workspaces: container.services.workspaces,
-        products: container.services.products,
-        surfaces: container.services.surfaces,
-      },
-      {
-        campaigns: CAMPAIGNS,
-        events: EVENTS,
-        days: DAYS,
-        seed: SEED,
-        now: NOW,
-        progress: (line) => log(`[${((performance.now() - seeding) / 1000).toFixed(0)} s] ${line}`),
-      },
-    );
+    if (kept) {
+      seed = kept.seed;
+      const built = await refreshWindowBuilds(container.orm);
+      log(`Measuring the seed kept in ${values.keep} (seeded ${kept.seededAt}); ${built} window builds refreshed.`);
+    } else
+      seed = await seedConsole(
+        {
+          orm: container.orm,
+          workspaces: container.services.workspaces,
+          products: container.services.products,
+          surfaces: container.services.surfaces,
+        },
+        {
+          campaigns: CAMPAIGNS,
+          events: EVENTS,
+          days: DAYS,
+          seed: SEED,
+          now: NOW,
+          progress: (line) => log(`[${((performance.now() - seeding) / 1000).toFixed(0)} s] ${line}`),
+        },
+      );
+    if (keptSeedFile && !kept) {
+      const keep: KeptSeed = {
+        options: seedOptions,
+        cookieSecrets: env.COOKIE_SECRETS,
+        seededAt: NOW.toISOString(),
+        seed,
+      };
+      await fs.writeFile(keptSeedFile, JSON.stringify(keep, null, 2));
+    }
   } finally {
     await container.close();
   }

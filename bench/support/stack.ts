@@ -31,10 +31,17 @@ export interface BenchStack {
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
-/** `temporal: false` for benchmarks that only need PostgreSQL (`temporalAddress` is then empty). */
-export async function startBenchStack(name: string, options: { temporal?: boolean } = {}): Promise<BenchStack> {
-  const id = `${name}-${Date.now().toString(36)}`;
-  const dir = path.join(ROOT, '.data', 'bench', id);
+/**
+ * `temporal: false` for benchmarks that only need PostgreSQL (`temporalAddress` is then empty). `keepDir` keeps
+ * the embedded PostgreSQL's data (and the database, by a fixed name) in that folder across runs, for a benchmark
+ * whose seed takes long to build; the folder is left in place at `stop()`.
+ */
+export async function startBenchStack(
+  name: string,
+  options: { temporal?: boolean; keepDir?: string } = {},
+): Promise<BenchStack> {
+  const id = options.keepDir ? name : `${name}-${Date.now().toString(36)}`;
+  const dir = options.keepDir ? path.resolve(options.keepDir) : path.join(ROOT, '.data', 'bench', id);
   await fs.mkdir(dir, { recursive: true });
   const stops: (() => Promise<void>)[] = [];
   let adminUrl = process.env.DATABASE_URL;
@@ -50,7 +57,9 @@ export async function startBenchStack(name: string, options: { temporal?: boolea
   const database = `bench_${id.replace(/[^a-z0-9]/gi, '_')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
-  await admin.query(`create database ${admin.escapeIdentifier(database)}`);
+  const exists = await admin.query('select 1 from pg_database where datname = $1', [database]);
+  if (!options.keepDir || exists.rowCount === 0)
+    await admin.query(`create database ${admin.escapeIdentifier(database)}`);
   await admin.end();
   const url = new URL(adminUrl);
   url.pathname = `/${database}`;
@@ -80,7 +89,7 @@ export async function startBenchStack(name: string, options: { temporal?: boolea
     temporalAddress,
     async stop() {
       for (const stop of stops.reverse()) await stop().catch(() => undefined);
-      await fs.rm(dir, { recursive: true, force: true });
+      if (!options.keepDir) await fs.rm(dir, { recursive: true, force: true });
     },
   };
 }
