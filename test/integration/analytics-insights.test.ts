@@ -161,3 +161,42 @@ test('the concierge section counts questions and lists the unanswered ones, most
   expect(snapshot.concierge.topUnanswered).toHaveLength(3);
   expect(snapshot.summary.conciergeQuestions).toBe(7);
 });
+
+test('a look that does not lower a variant’s smallest p-value writes nothing; one that does lowers it', async () => {
+  // A clear difference, so the sequential p-value is below 1 and a stored minimum can sit above it.
+  await campaign('Looks', 2);
+  await createSiteEventRecorder(platform.container.orm).record([
+    ...sessions('Looks', 0, 600, 12),
+    ...sessions('Looks', 1, 600, 3),
+  ]);
+  await runRollupPass(platform.container.orm, { lagMs: 0 });
+  const campaignId = campaigns.Looks!.id;
+  const stored = async () => {
+    const rows = await platform.container.orm.em
+      .getConnection()
+      .execute<{ min_p_value: number; looks: number; updated_at: Date }[]>(
+        'select min_p_value, looks, updated_at from analytics_experiment_looks where campaign_id = ?',
+        [campaignId],
+      );
+    expect(rows).toHaveLength(1);
+    return { ...rows[0]!, min_p_value: Number(rows[0]!.min_p_value) };
+  };
+  const look = async () =>
+    ok(await client.callTool('query_analytics', { action: 'cvg_dashboard', campaignId })).experiments[0].comparisons[0];
+  const first = await look();
+  const before = await stored();
+  expect(first.sequential.pValue).toBeLessThan(0.5);
+  expect(before.min_p_value).toBeCloseTo(first.sequential.pValue, 12);
+  // The same totals looked at again (a dashboard polled): the same p-value, nothing written.
+  await look();
+  await look();
+  expect(await stored()).toEqual(before);
+  // A stored minimum above this look's p-value is lowered to it, and the look is counted.
+  await platform.container.orm.em
+    .getConnection()
+    .execute('update analytics_experiment_looks set min_p_value = 1 where campaign_id = ?', [campaignId]);
+  await look();
+  const after = await stored();
+  expect(after.min_p_value).toBeCloseTo(first.sequential.pValue, 12);
+  expect(after.looks).toBe(before.looks + 1);
+});

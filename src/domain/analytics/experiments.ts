@@ -213,15 +213,35 @@ export function createExperimentsService(deps: { now?: () => Date } = {}) {
       });
       if (verdict.variants.length) page.method = verdict.method;
     }
-    await rememberLooks(scope, page.experiments);
+    await rememberLooks(scope, page.experiments, looks);
     return page;
   }
 
-  /** Keeps each variant's smallest always-valid p-value (the running minimum over every look so far). */
-  async function rememberLooks(scope: WorkspaceScope, experiments: ExperimentView[]): Promise<void> {
+  /**
+   * Keeps each variant's smallest always-valid p-value (the running minimum over every look so far). Only a
+   * look that lowers a stored minimum (or is a variant's first) is written: a reader polling unchanged totals
+   * gets the same p-value back, and writing it again would turn every dashboard view into row locks and WAL.
+   * The `looks` column therefore counts the looks that moved the minimum.
+   */
+  async function rememberLooks(
+    scope: WorkspaceScope,
+    experiments: ExperimentView[],
+    stored: readonly { campaign_id: string; variant_id: string; control_variant_id: string; min_p_value: number }[],
+  ): Promise<void> {
+    const storedMinimum = new Map(
+      stored.map((look) => [
+        `${look.campaign_id}/${look.variant_id}/${look.control_variant_id}`,
+        Number(look.min_p_value),
+      ]),
+    );
     const looks = experiments.flatMap((experiment) =>
       experiment.verdict.variants
-        .filter((variant) => Number.isFinite(variant.sequential.pValue))
+        .filter((variant) => {
+          if (!Number.isFinite(variant.sequential.pValue)) return false;
+          const key = `${experiment.campaignId}/${variant.variantId}/${experiment.control.variantId}`;
+          const minimum = storedMinimum.get(key);
+          return minimum === undefined || variant.sequential.pValue < minimum;
+        })
         .map((variant) => ({
           campaignId: experiment.campaignId,
           variantId: variant.variantId,
