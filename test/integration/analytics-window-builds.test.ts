@@ -153,6 +153,26 @@ test('every window and section read through the builds equals the same read from
   await expectBuildsMatchDailyRows(NOW);
 }, 120_000);
 
+test('a short list section shows the first rows of the full list, Reach included, built or not', async () => {
+  const scope = workspaceScope(platform.container.orm.em, WORKSPACE, actors.operator);
+  const service = createAnalyticsQueryService({ now: () => NOW });
+  const read = (window: string, limit: number) =>
+    service.snapshot(scope, { window, sections: ['campaigns', 'variants'], limit });
+  for (const window of ['1d', '7d', '90d']) {
+    const full = await read(window, 100);
+    expect(full.campaigns).toHaveLength(3);
+    expect(full.variants).toHaveLength(5);
+    for (const limit of [1, 2]) {
+      const short = await read(window, limit);
+      expect(short.campaigns).toEqual(full.campaigns!.slice(0, limit));
+      expect(short.variants).toEqual(full.variants!.slice(0, limit));
+      expect(short.truncated).toEqual({ campaigns: 3 - limit, variants: 5 - limit });
+    }
+    // Reach is there (the shown rows are not left with counters only).
+    expect(full.campaigns!.every((row) => row.metrics.reach > 0)).toBe(true);
+  }
+}, 120_000);
+
 test('the builds are what the long windows read: emptied, the 90d Reach falls to what today alone gives', async () => {
   const before = await snapshot(NOW, '90d', ['summary', 'variants']);
   const today = await snapshot(NOW, '1d', ['summary', 'variants']);

@@ -24,6 +24,7 @@ import {
   sqlRows,
   Tally,
   tallyBy,
+  type DailyRow,
   type Freshness,
   type Metrics,
 } from './analytics-reader.ts';
@@ -101,6 +102,42 @@ function mergeBuild(tallies: Map<string, Tally>, sketches: Map<string, ReachSket
   }
 }
 
+/**
+ * The keys of the rows a list section can show: the `limit` with the most impressions, and every row with as
+ * many impressions as the last of them (Reach, not known yet, breaks those ties in `topRows`). In the tallies'
+ * order, so rows equal in both keep the order they had.
+ */
+function rowsToShow(tallies: Map<string, Tally>, limit: number): string[] {
+  if (tallies.size <= limit) return [...tallies.keys()];
+  const cut = [...tallies.values()].map((tally) => tally.impressions).sort((a, b) => b - a)[limit - 1]!;
+  return [...tallies].filter(([, tally]) => tally.impressions >= cut).map(([key]) => key);
+}
+
+/**
+ * Adds Reach to the variant tallies in `keys`: the sketches of their rows (with a window build, the rows carry
+ * the last day's sketch) and the build's sketches of the days before. Should the build have moved on since the
+ * counters were read (a rebuild at midnight), every daily sketch of those variants is merged instead.
+ */
+async function addReach(
+  scope: WorkspaceScope,
+  window: ResolvedWindow,
+  built: boolean,
+  rows: readonly DailyRow[],
+  byVariant: Map<string, Tally>,
+  keys: ReadonlySet<string>,
+  variantKey: (row: DailyRow) => string,
+): Promise<void> {
+  if (!keys.size) return;
+  const campaignIds = [...new Set([...keys].map((key) => key.slice(0, key.indexOf('/'))))];
+  const build = built ? await readWindowBuild(scope, window, ['variant'], { campaignIds }) : null;
+  const sketchRows = built && !build ? await readDailyRows(scope, window, campaignIds) : rows;
+  for (const row of sketchRows) {
+    const key = variantKey(row);
+    if (keys.has(key) && row.reach_sketch) byVariant.get(key)?.sketch.mergeBytes(row.reach_sketch);
+  }
+  if (build) mergeBuild(new Map([...byVariant].filter(([key]) => keys.has(key))), build.variants);
+}
+
 function topRows<T extends { metrics: Metrics }>(rows: T[], limit: number): { rows: T[]; left: number } {
   rows.sort((a, b) => b.metrics.impressions - a.metrics.impressions || b.metrics.reach - a.metrics.reach);
   return { rows: rows.slice(0, limit), left: Math.max(0, rows.length - limit) };
@@ -158,11 +195,11 @@ export function createAnalyticsQueryService(deps: { now?: () => Date } = {}) {
     const summaryFromBuild = wants('summary') && !wants('timeseries');
     const [freshness, build] = await Promise.all([
       readFreshness(scope),
-      input.campaignId
+      input.campaignId || !(summaryFromBuild || needsDaily)
         ? null
-        : readWindowBuild(scope, window, [
+        : // The variants' sketches are read later, for the rows shown only (rankedWithReach).
+          readWindowBuild(scope, window, [
             ...(summaryFromBuild ? (['workspace'] as const) : []),
-            ...(wants('campaigns') || wants('variants') ? (['variant'] as const) : []),
             ...(wants('surfaces') ? (['zone'] as const) : []),
           ]),
     ]);
@@ -191,31 +228,43 @@ export function createAnalyticsQueryService(deps: { now?: () => Date } = {}) {
     }
     if (wants('campaigns') || wants('variants')) {
       const campaignRows = daily.filter((row) => row.campaign_id !== '');
-      const ids = [...new Set(campaignRows.map((row) => row.campaign_id))];
+      const variantKey = (row: DailyRow) => `${row.campaign_id}/${row.variant_id}`;
+      const campaignOfKey = (key: string) => key.slice(0, key.indexOf('/'));
+      // Counters first: the ranking needs Reach only to order rows with equal impressions, and Reach (merging
+      // sketches) is the costly part; then sketches for the rows that are shown, and only for those.
+      const byVariant = tallyBy(campaignRows, variantKey, { sketch: false });
+      const byCampaign = absorbBy(byVariant, campaignOfKey);
+      const shownCampaigns = wants('campaigns') ? rowsToShow(byCampaign, limit) : [];
+      const shownVariants = wants('variants') ? rowsToShow(byVariant, limit) : [];
+      const sketched = new Set([
+        ...shownVariants,
+        ...[...byVariant.keys()].filter((key) => shownCampaigns.includes(campaignOfKey(key))),
+      ]);
+      await addReach(scope, window, build !== null, campaignRows, byVariant, sketched, variantKey);
+      const ids = [...new Set([...shownCampaigns, ...shownVariants.map(campaignOfKey)])];
+      const variantIds = shownVariants.map((key) => key.slice(key.indexOf('/') + 1));
       const [campaigns, variants] = await Promise.all([
         ids.length ? scope.em.find(Campaign, { id: { $in: ids } }) : [],
-        ids.length ? scope.em.find(Variant, { campaign: { $in: ids } }) : [],
+        variantIds.length ? scope.em.find(Variant, { id: { $in: variantIds } }) : [],
       ]);
       const campaignOf = new Map(campaigns.map((campaign) => [campaign.id, campaign]));
       const variantOf = new Map(variants.map((variant) => [variant.id, variant]));
-      // One pass over the daily rows per variant; campaigns are unions of their variants' tallies (merging a
-      // few dense sketches is far cheaper than merging every daily row's sketch a second time).
-      const byVariant = tallyBy(campaignRows, (row) => `${row.campaign_id}/${row.variant_id}`);
-      if (build) mergeBuild(byVariant, build.variants);
       if (wants('campaigns')) {
-        const byCampaign = absorbBy(byVariant, (key) => key.slice(0, key.indexOf('/')));
-        const rows = [...byCampaign].map(([campaignId, tally]) => ({
+        const withReach = absorbBy(
+          new Map([...byVariant].filter(([key]) => shownCampaigns.includes(campaignOfKey(key)))),
+          campaignOfKey,
+        );
+        const rows = shownCampaigns.map((campaignId) => ({
           campaignId,
           name: campaignOf.get(campaignId)?.name ?? '(unknown campaign)',
           status: campaignOf.get(campaignId)?.deletedAt ? 'deleted' : (campaignOf.get(campaignId)?.status ?? 'unknown'),
-          metrics: tally.metrics(),
+          metrics: withReach.get(campaignId)!.metrics(),
         }));
-        const top = topRows(rows, limit);
-        result.campaigns = top.rows;
-        if (top.left) truncated.campaigns = top.left;
+        result.campaigns = topRows(rows, limit).rows;
+        if (byCampaign.size > limit) truncated.campaigns = byCampaign.size - limit;
       }
       if (wants('variants')) {
-        const rows = [...byVariant].map(([key, tally]) => {
+        const rows = shownVariants.map((key) => {
           const [campaignId, variantId] = key.split('/') as [string, string];
           const variant = variantOf.get(variantId);
           return {
@@ -224,12 +273,11 @@ export function createAnalyticsQueryService(deps: { now?: () => Date } = {}) {
             name: variant?.name ?? '(unknown variant)',
             isControl: variant?.isControl ?? false,
             status: variant?.deletedAt ? 'deleted' : (variant?.status ?? 'unknown'),
-            metrics: tally.metrics(),
+            metrics: byVariant.get(key)!.metrics(),
           };
         });
-        const top = topRows(rows, limit);
-        result.variants = top.rows;
-        if (top.left) truncated.variants = top.left;
+        result.variants = topRows(rows, limit).rows;
+        if (byVariant.size > limit) truncated.variants = byVariant.size - limit;
       }
     }
     if (wants('surfaces')) {

@@ -22,9 +22,15 @@ export class Tally {
   conciergeQuestions = 0;
   convertedSessions = 0;
   convertedValue = 0;
-  readonly sketch = new ReachSketch();
+  /** Made on first use: a tally of counters only (a ranking) never pays for 16,384 registers. */
+  #sketch: ReachSketch | null = null;
 
-  add(row: CounterRow): this {
+  get sketch(): ReachSketch {
+    return (this.#sketch ??= new ReachSketch());
+  }
+
+  /** The row's counters, and its sketch unless `sketch: false` (counters only, reach left for later). */
+  add(row: CounterRow, options: { sketch?: boolean } = {}): this {
     this.impressions += Number(row.impressions);
     this.unattributedImpressions += Number(row.unattributed_impressions);
     this.clicks += Number(row.clicks);
@@ -33,7 +39,7 @@ export class Tally {
     this.conciergeQuestions += Number(row.concierge_questions);
     this.convertedSessions += Number(row.converted_sessions ?? 0);
     this.convertedValue += Number(row.converted_value ?? 0);
-    this.sketch.mergeBytes(row.reach_sketch);
+    if (options.sketch !== false && row.reach_sketch) this.sketch.mergeBytes(row.reach_sketch);
     return this;
   }
 
@@ -47,13 +53,14 @@ export class Tally {
     this.conciergeQuestions += other.conciergeQuestions;
     this.convertedSessions += other.convertedSessions;
     this.convertedValue += other.convertedValue;
-    this.sketch.merge(other.sketch);
+    if (other.#sketch) this.sketch.merge(other.#sketch);
     return this;
   }
 
   /** Reach never exceeds the impressions that had a session (the sketch's ±0.8 % could overshoot a little). */
   reach(): number {
-    return Math.min(Math.round(this.sketch.estimate()), this.impressions - this.unattributedImpressions);
+    if (!this.#sketch) return 0;
+    return Math.min(Math.round(this.#sketch.estimate()), this.impressions - this.unattributedImpressions);
   }
 
   metrics(): Metrics {
@@ -136,19 +143,22 @@ export function readWorkspaceDays(
   );
 }
 
-/** Daily rows per campaign × variant × zone, optionally for one campaign. */
+/** Daily rows per campaign × variant × zone, optionally of one campaign or of some. */
 export function readDailyRows(
   scope: WorkspaceScope,
   window: { from: string; to: string },
-  campaignId?: string,
+  campaigns?: string | readonly string[],
 ): Promise<DailyRow[]> {
+  const filter = campaigns === undefined ? '' : `and campaign_id = ${typeof campaigns === 'string' ? '$4' : 'any($4)'}`;
   return sqlRows(
     scope,
     `select day::text as day, campaign_id, variant_id, zone_id, ${COUNTER_COLUMNS}, reach_sketch, converted_sessions,
        converted_value
      from analytics_rollups_daily
-     where workspace_id = $1 and day between $2::date and $3::date ${campaignId ? 'and campaign_id = $4' : ''}`,
-    campaignId ? [scope.workspaceId, window.from, window.to, campaignId] : [scope.workspaceId, window.from, window.to],
+     where workspace_id = $1 and day between $2::date and $3::date ${filter}`,
+    campaigns === undefined
+      ? [scope.workspaceId, window.from, window.to]
+      : [scope.workspaceId, window.from, window.to, campaigns],
   );
 }
 
@@ -200,14 +210,18 @@ export function absorbBy(tallies: Map<string, Tally>, parent: (key: string) => s
   return parents;
 }
 
-/** Sums rows into one tally per key. */
-export function tallyBy<Row extends CounterRow>(rows: readonly Row[], key: (row: Row) => string): Map<string, Tally> {
+/** Sums rows into one tally per key (counters only with `sketch: false`). */
+export function tallyBy<Row extends CounterRow>(
+  rows: readonly Row[],
+  key: (row: Row) => string,
+  options: { sketch?: boolean } = {},
+): Map<string, Tally> {
   const tallies = new Map<string, Tally>();
   for (const row of rows) {
     const id = key(row);
     let tally = tallies.get(id);
     if (!tally) tallies.set(id, (tally = new Tally()));
-    tally.add(row);
+    tally.add(row, options);
   }
   return tallies;
 }

@@ -190,14 +190,16 @@ export interface WindowBuild {
 
 /**
  * The build of `window` through the day before the window's last day, or null when there is none that is
- * current (the caller then reads the daily sketches). Only the slices asked for are read.
+ * current (the caller then reads the daily sketches). Only the slices asked for are read (none: whether the
+ * build is current), and with `campaignIds` only those campaigns' variant sketches.
  */
 export async function readWindowBuild(
   scope: WorkspaceScope,
   window: ResolvedWindow,
   slices: readonly WindowSlice[],
+  options: { campaignIds?: readonly string[] } = {},
 ): Promise<WindowBuild | null> {
-  if (!(BUILT_WINDOW_DAYS as readonly number[]).includes(window.days) || slices.length === 0) return null;
+  if (!(BUILT_WINDOW_DAYS as readonly number[]).includes(window.days)) return null;
   // One statement, so the build's day and its sketches come from the same snapshot of a concurrent rebuild.
   const rows = await sqlRows<{
     through_day: string;
@@ -211,9 +213,9 @@ export async function readWindowBuild(
     `select b.through_day::text as through_day, r.slice, r.campaign_id, r.variant_id, r.zone_id, r.reach_sketch
      from analytics_window_builds b
      left join analytics_window_reach r on r.workspace_id = b.workspace_id and r.window_days = b.window_days
-       and r.slice = any($3::varchar[])
+       and r.slice = any($3::varchar[]) and ($4::varchar[] is null or r.slice <> 'variant' or r.campaign_id = any($4))
      where b.workspace_id = $1 and b.window_days = $2`,
-    [scope.workspaceId, window.days, slices],
+    [scope.workspaceId, window.days, slices, options.campaignIds ?? null],
   );
   if (rows[0]?.through_day !== shiftDay(window.to, -1)) return null;
   const build: WindowBuild = { workspace: new ReachSketch(), variants: new Map(), zones: new Map() };
