@@ -56,7 +56,7 @@ h1{font-size:1.6rem;margin:0 0 16px}h2{font-size:1.2rem;margin:32px 0 12px}
 label{display:block;font-weight:600;margin:12px 0 4px}
 input[type=text],input[type=email],input[type=password],select{width:100%;max-width:420px;padding:8px 10px;border:1px solid #8a919c;border-radius:6px;font:inherit}
 button{font:inherit;padding:8px 16px;border-radius:6px;border:1px solid #0b57d0;background:#0b57d0;color:#fff;cursor:pointer}
-button.secondary{background:#fff;color:#0b57d0}button.danger{background:#b3261e;border-color:#b3261e}
+button.secondary{background:#fff;color:#0b57d0}button.danger{background:#b3261e;border-color:#b3261e}button.secondary.danger{background:#fff;color:#b3261e}
 button.link{background:none;border:none;color:#fff;text-decoration:underline;padding:0}
 table{border-collapse:collapse;width:100%;background:#fff}th,td{text-align:left;padding:8px;border-bottom:1px solid #e3e6ea;vertical-align:top}
 th{font-size:.85rem;text-transform:uppercase;letter-spacing:.04em;color:#4a515c}

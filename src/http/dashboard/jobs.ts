@@ -401,20 +401,23 @@ export function jobPage(chrome: Chrome, view: JobView, notices: Notice[] = []): 
             </dd>
           </div>
         </dl>
-        ${
-          cancellable && view.canCancel
-            ? html`<form method="post" action="/w/${ws.id}/jobs/${job.id}/cancel">
-                <input type="hidden" name="_csrf" value="${chrome.csrf}" />
-                <p class="muted">
-                  Cancelling stops the job at its next step. Steps already finished stay paid; credits still held come
-                  back to the workspace.
-                </p>
-                <button class="danger" type="submit">Cancel this ${job.kindName.toLowerCase()}</button>
-              </form>`
-            : ''
-        }
       </div>
-      ${view.film ? filmSection(chrome, view) : ''}`,
+      ${view.film ? filmSection(chrome, view) : ''}
+      ${
+        // Last, and outlined rather than filled: at a film's gate the decision is the page's action, and
+        // stopping the job is the rarer one.
+        cancellable && view.canCancel
+          ? html`<form class="card" method="post" action="/w/${ws.id}/jobs/${job.id}/cancel">
+              <h2>Stop this ${job.kindName.toLowerCase()}</h2>
+              <input type="hidden" name="_csrf" value="${chrome.csrf}" />
+              <p class="muted">
+                Cancelling stops the job at its next step. Steps already finished stay paid; credits still held come
+                back to the workspace.
+              </p>
+              <button class="secondary danger" type="submit">Cancel this ${job.kindName.toLowerCase()}</button>
+            </form>`
+          : ''
+      }`,
     notices,
     html`${JOB_CSS}${liveRefresh(isWorking(job.status), view.live)}`,
   );
