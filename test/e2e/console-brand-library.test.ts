@@ -273,7 +273,7 @@ it('an editor imports a product from its page, and starts a CSV import the page 
   let listed = '';
   while (Date.now() < deadline && !listed.includes('Hojicha tin')) {
     await page.waitForTimeout(500);
-    await page.goto(`${w()}/products?search=tin`);
+    await page.goto(`${w()}/products?q=tin`);
     listed = (await page.locator('main').textContent()) ?? '';
   }
   expect(listed).toContain('Genmaicha tin');

@@ -279,7 +279,7 @@ it('lets an editor create and edit a product, and create a surface and a zone', 
     currency: 'EUR',
   });
   expect(edited.text).toContain('Saved the product “Linen apron, natural”.');
-  const search = await browser.request(`${w()}/products?search=natural`);
+  const search = await browser.request(`${w()}/products?q=natural`);
   expect(search.text).toContain('Linen apron, natural');
   expect(search.text).not.toContain('Linen linen shirt');
 

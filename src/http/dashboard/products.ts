@@ -43,7 +43,7 @@ function productFields(body: FormBody): Record<string, unknown> {
 }
 
 function listQueryOf(ctx: Context): ListQuery {
-  const search = typeof ctx.query.search === 'string' ? ctx.query.search.trim().slice(0, 200) : '';
+  const search = typeof ctx.query.q === 'string' ? ctx.query.q.trim().slice(0, 200) : '';
   const cursor = typeof ctx.query.cursor === 'string' && ctx.query.cursor ? ctx.query.cursor.slice(0, 200) : undefined;
   return { search, cursor };
 }
@@ -242,7 +242,7 @@ export function productsPage(
   const editable = can(ws.role, 'content:write');
   const { products, nextCursor, query } = view;
   const base = `/w/${ws.id}/products`;
-  const searchPart = query.search ? `search=${encodeURIComponent(query.search)}&` : '';
+  const searchPart = query.search ? `q=${encodeURIComponent(query.search)}&` : '';
   const table = products.length
     ? stackedTable(
         ['Product', 'Price', 'Origin', 'Last change'],
@@ -262,7 +262,7 @@ export function productsPage(
     <form method="get" action="${base}" class="row filters search" role="search">
       <div>
         <label for="product-search">Search titles</label>
-        <input id="product-search" name="search" type="text" value="${query.search}" />
+        <input id="product-search" name="q" type="text" value="${query.search}" />
       </div>
       <button class="secondary" type="submit">Search products</button>
       ${query.search ? html`<a href="${base}">Clear search</a>` : ''}
