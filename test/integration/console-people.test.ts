@@ -337,6 +337,42 @@ describe('workspace names', () => {
     expect(refused.status).toBe(403);
   });
 
+  it('refuses making someone an owner of a workspace named like one they own, by role or by invitation', async () => {
+    const { workspaces } = platform.container.services;
+    const host = await person();
+    const shared = await workspaces.createWorkspace(em(), { name: 'Twin Name', ownerUserId: host.id });
+    const hostBrowser = await signedIn(host.email);
+    const page = `/w/${shared.id}/members`;
+    const joiner = await person();
+    await workspaces.createWorkspace(em(), { name: 'twin NAME', ownerUserId: joiner.id });
+    const inShared = (userId: string) => em().findOne(Membership, { workspace: shared.id, user: userId });
+
+    const asOwner = await hostBrowser.submit(page, page, { email: joiner.email, role: 'owner' });
+    expect(asOwner.status).toBe(400);
+    expect(asOwner.text).toContain(`${joiner.email} already owns a workspace named`);
+    expect(await inShared(joiner.id)).toBeNull();
+    // Any other role is fine; promoting to owner afterwards is refused and leaves the role as it was.
+    expect((await hostBrowser.submit(page, page, { email: joiner.email, role: 'editor' })).status).toBe(200);
+    const promoted = await hostBrowser.submit(page, page, { email: joiner.email, role: 'owner' });
+    expect(promoted.status).toBe(400);
+    expect((await inShared(joiner.id))?.role).toBe('editor');
+
+    // By invitation: the invitee sees why, is not added, and the link stays unused.
+    const invitee = await person();
+    await workspaces.createWorkspace(em(), { name: 'TWIN name', ownerUserId: invitee.id });
+    const answer = await hostBrowser.submit(page, `/w/${shared.id}/invitations`, {
+      email: invitee.email,
+      role: 'owner',
+    });
+    const token = /\/invitations\/([A-Za-z0-9_-]{43})/.exec(answer.text)![1]!;
+    const inviteeBrowser = await signedIn(invitee.email);
+    const refused = await inviteeBrowser.submit(`/invitations/${token}`, `/invitations/${token}/accept`, {});
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain('You already own a workspace named');
+    expect(await inShared(invitee.id)).toBeNull();
+    expect((await em().findOneOrFail(Invitation, { email: invitee.email })).acceptedAt).toBeNull();
+  });
+
   it('creates one workspace when the same person creates the same name several times at once', async () => {
     const someone = await person();
     const { workspaces } = platform.container.services;

@@ -19,6 +19,7 @@ import { hashOneTimeToken, isOneTimeToken, newOneTimeToken } from './one-time-to
 import type { Role } from './roles.ts';
 import type { User } from './user.entity.ts';
 import { Workspace } from './workspace.entity.ts';
+import { assertWorkspaceNameFree } from './workspaces.service.ts';
 import { Email, RoleSchema } from './workspace.schemas.ts';
 
 /** How long an invitation link works. */
@@ -203,6 +204,14 @@ export function createInvitationsService() {
         );
         if (await tx.count(Membership, { workspace: offer.workspaceId, user: user.id })) {
           throw new ConflictError(`You are already a member of ${offer.workspaceName}.`);
+        }
+        if (offer.role === 'owner') {
+          const workspace = await tx.findOneOrFail(Workspace, { id: offer.workspaceId });
+          await assertWorkspaceNameFree(tx, [user.id], workspace.name, {
+            exceptWorkspaceId: workspace.id,
+            actorUserId: user.id,
+            joining: true,
+          });
         }
         // The single use: only one transaction can turn this row from pending to accepted.
         const used = await tx.nativeUpdate(

@@ -9,6 +9,7 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { generateApiKeySecret } from '../../auth/api-key-secrets.ts';
 import { hashPassword } from '../../auth/passwords.ts';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../errors.ts';
+import { ACROSS_WORKSPACES } from '../shared/scope.ts';
 import { parseInput } from '../shared/validate.ts';
 import { newId } from '../shared/ids.ts';
 import { lockForTransaction } from '../../db/transaction-lock.ts';
@@ -60,6 +61,44 @@ export function sameNameKey(name: string): string {
   return name.normalize('NFKC').trim().replace(/\s+/g, ' ').toLocaleLowerCase('en-US');
 }
 
+/**
+ * One person never owns two workspaces of the same name (compared case-insensitively, after Unicode
+ * normalisation): otherwise the switcher and the OAuth consent page show two choices nobody can tell apart.
+ * Checked when a workspace is created or renamed (its owners) and when someone becomes an owner of one (the new
+ * owner: `joining`). Race-safe: each owner's advisory lock is held until `tx` commits, so two concurrent creates
+ * of "Acme" by the same person run one after the other and the second sees the first. Locks are taken in id
+ * order so two renames sharing owners cannot deadlock.
+ */
+export async function assertWorkspaceNameFree(
+  tx: EntityManager,
+  ownerIds: string[],
+  name: string,
+  options: { exceptWorkspaceId: string | null; actorUserId: string | null; joining?: boolean },
+): Promise<void> {
+  const key = sameNameKey(name);
+  for (const ownerId of [...new Set(ownerIds)].sort()) {
+    await lockForTransaction(tx, `workspace-names:${ownerId}`);
+    const owned = await tx.find(
+      Membership,
+      { user: ownerId, role: 'owner', workspace: { deletedAt: null } },
+      // A person's workspaces, whichever workspace `tx` is limited to (an invitation is accepted inside one).
+      { populate: ['workspace', 'user'], ...ACROSS_WORKSPACES },
+    );
+    const clash = owned.find(
+      (m) => m.workspace.id !== options.exceptWorkspaceId && sameNameKey(m.workspace.getEntity().name) === key,
+    );
+    if (!clash) continue;
+    const existing = clash.workspace.getEntity().name;
+    const email = clash.user.getEntity().email;
+    throw new ValidationError(
+      options.joining
+        ? `${clash.user.id === options.actorUserId ? 'You already own' : `${email} already owns`} a workspace named "${existing}": as an owner of this one too, ${clash.user.id === options.actorUserId ? 'you' : 'they'} would have two workspaces nobody can tell apart. Rename one of them first.`
+        : `${clash.user.id === options.actorUserId ? 'You already own' : `${email} (an owner) already owns`} a workspace named "${existing}". Choose a different name, so the two can be told apart.`,
+      { reason: 'duplicate_workspace_name' },
+    );
+  }
+}
+
 export function createWorkspacesService(
   deps: {
     /** Called after anything that changes what an API key may do (the authenticator forgets its lookups). */
@@ -95,42 +134,6 @@ export function createWorkspacesService(
       if (!(await em.count(Workspace, { slug: candidate }))) return candidate;
     }
     return `${base}-${newId('workspace').slice(-6).toLowerCase()}`;
-  }
-
-  /**
-   * One person never owns two workspaces of the same name (compared case-insensitively, after Unicode
-   * normalisation): otherwise the switcher and the OAuth consent page show two choices nobody can tell apart.
-   * Race-safe: each owner's advisory lock is held until `tx` commits, so two concurrent creates of "Acme" by
-   * the same person run one after the other and the second sees the first. Locks are taken in id order so two
-   * renames sharing owners cannot deadlock.
-   */
-  async function assertNameFree(
-    tx: EntityManager,
-    ownerIds: string[],
-    name: string,
-    exceptWorkspaceId: string | null,
-    actorUserId: string | null,
-  ) {
-    const key = sameNameKey(name);
-    for (const ownerId of [...new Set(ownerIds)].sort()) {
-      await lockForTransaction(tx, `workspace-names:${ownerId}`);
-      const owned = await tx.find(
-        Membership,
-        { user: ownerId, role: 'owner', workspace: { deletedAt: null } },
-        { populate: ['workspace', 'user'] },
-      );
-      const clash = owned.find(
-        (m) => m.workspace.id !== exceptWorkspaceId && sameNameKey(m.workspace.getEntity().name) === key,
-      );
-      if (clash) {
-        const who =
-          clash.user.id === actorUserId ? 'You already own' : `${clash.user.getEntity().email} (an owner) already owns`;
-        throw new ValidationError(
-          `${who} a workspace named "${clash.workspace.getEntity().name}". Choose a different name, so the two can be told apart.`,
-          { reason: 'duplicate_workspace_name' },
-        );
-      }
-    }
   }
 
   return {
@@ -226,7 +229,7 @@ export function createWorkspacesService(
       const owner = await em.findOne(User, { id: data.ownerUserId });
       if (!owner) throw new NotFoundError('User', data.ownerUserId);
       return em.transactional(async (tx) => {
-        await assertNameFree(tx, [owner.id], data.name, null, owner.id);
+        await assertWorkspaceNameFree(tx, [owner.id], data.name, { exceptWorkspaceId: null, actorUserId: owner.id });
         const workspace = tx.create(Workspace, { name: data.name, slug: await uniqueSlug(tx, data.name) });
         tx.create(Membership, { workspace, user: owner.id, role: 'owner' });
         await tx.flush();
@@ -245,12 +248,11 @@ export function createWorkspacesService(
       return em.transactional(async (tx) => {
         const workspace = await requireWorkspace(tx, workspaceId);
         const owners = await tx.find(Membership, { workspace: workspaceId, role: 'owner' });
-        await assertNameFree(
+        await assertWorkspaceNameFree(
           tx,
           owners.map((m) => m.user.id),
           newName,
-          workspaceId,
-          actorUserId,
+          { exceptWorkspaceId: workspaceId, actorUserId },
         );
         const previous = workspace.name;
         workspace.name = newName;
@@ -259,29 +261,43 @@ export function createWorkspacesService(
       });
     },
 
-    /** Adds a person to a workspace, or changes their role if they are already a member. */
+    /**
+     * Adds a person to a workspace, or changes their role if they are already a member. Making someone an owner
+     * is refused when they already own another workspace of this one's name (`assertWorkspaceNameFree`).
+     */
     async setMember(
       em: EntityManager,
       workspaceId: string,
       input: AddMemberInput,
+      actorUserId: string | null = null,
     ): Promise<{ membership: Membership; user: User; created: boolean }> {
       const data = parseInput(AddMemberSchema, input, 'member');
-      const workspace = await requireWorkspace(em, workspaceId);
-      const user = await requireUserByEmail(em, data.email);
-      const existing = await membershipOf(em, workspace.id, user.id);
-      if (existing) {
-        if (existing.role === 'owner' && data.role !== 'owner') {
-          const owners = await em.count(Membership, { workspace: workspace.id, role: 'owner' });
-          if (owners <= 1) throw new ConflictError('A workspace must keep at least one owner');
+      const result = await em.transactional(async (tx) => {
+        const workspace = await requireWorkspace(tx, workspaceId);
+        const user = await requireUserByEmail(tx, data.email);
+        const existing = await membershipOf(tx, workspace.id, user.id);
+        if (data.role === 'owner' && existing?.role !== 'owner') {
+          await assertWorkspaceNameFree(tx, [user.id], workspace.name, {
+            exceptWorkspaceId: workspace.id,
+            actorUserId,
+            joining: true,
+          });
         }
-        existing.role = data.role;
-        await em.flush();
-        credentialsChanged();
-        return { membership: existing, user, created: false };
-      }
-      const membership = em.create(Membership, { workspace, user, role: data.role });
-      await em.flush();
-      return { membership, user, created: true };
+        if (existing) {
+          if (existing.role === 'owner' && data.role !== 'owner') {
+            const owners = await tx.count(Membership, { workspace: workspace.id, role: 'owner' });
+            if (owners <= 1) throw new ConflictError('A workspace must keep at least one owner');
+          }
+          existing.role = data.role;
+          await tx.flush();
+          return { membership: existing, user, created: false };
+        }
+        const membership = tx.create(Membership, { workspace, user, role: data.role });
+        await tx.flush();
+        return { membership, user, created: true };
+      });
+      if (!result.created) credentialsChanged();
+      return result;
     },
 
     /**

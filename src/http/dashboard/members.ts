@@ -61,7 +61,12 @@ export function memberRoutes(router: Router, kit: DashboardKit): void {
       { userId: target.id, currentRole: current?.role ?? null },
       body.role,
     );
-    const { created } = await workspaces.setMember(em(), ws.id, { email: target.email, role: body.role });
+    const { created } = await workspaces.setMember(
+      em(),
+      ws.id,
+      { email: target.email, role: body.role },
+      state(ctx).session.user.id,
+    );
     await kit.recordAudit(ctx, {
       action: created ? 'member.add' : 'member.change_role',
       targetType: 'user',
