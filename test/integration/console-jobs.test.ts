@@ -164,6 +164,37 @@ it('lists the jobs with what they are for, status and progress, credits and who 
   expect(done).not.toContain('http-equiv="refresh"');
 });
 
+it('names product imports by their source and channel posts by their text and account, in the list and on their page', async () => {
+  const imported = await jobRow({
+    kind: 'product_import',
+    status: 'succeeded',
+    input: { sourceUrl: 'https://shop.example/catalog/linen.csv' },
+    progress: { fraction: 1, message: '12 products imported' },
+    finishedAt: new Date(),
+  });
+  const posting = await jobRow({
+    kind: 'bluesky_post',
+    status: 'running',
+    subjectId: seeded.channels.bluesky.postId,
+    progress: { fraction: 0.5, step: 'upload' },
+  });
+  const list = (await owner.request(`/w/${tenant.workspaceId}/jobs`)).text.replace(/\s+/g, ' ');
+  expect(list).toContain('Product import: products from shop.example/catalog/linen.csv');
+  expect(list).toContain('Bluesky post: “Linen post” as @linen.bsky.social');
+  const importPage = await owner.request(`/w/${tenant.workspaceId}/jobs/${imported.id}`);
+  expect(importPage.status).toBe(200);
+  expect(importPage.text).toContain(
+    '<h1 class="job-title">Product import: products from shop.example/catalog/linen.csv</h1>',
+  );
+  expect(importPage.text).not.toContain('/cancel"'); // finished: nothing to stop
+  const postPage = await owner.request(`/w/${tenant.workspaceId}/jobs/${posting.id}`);
+  expect(postPage.status).toBe(200);
+  expect(postPage.text).toContain('Bluesky post: “Linen post” as @linen.bsky.social');
+  expect(postPage.text).toContain('Cancel this Bluesky post');
+  // Cleaned up, so the other tests' lists and counts stay as they expect.
+  await em().nativeDelete(Job, { id: { $in: [imported.id, posting.id] } });
+});
+
 it('shows a viewer every job but no button that acts', async () => {
   const list = await viewer.browser.request(`/w/${tenant.workspaceId}/jobs`);
   expect(list.status).toBe(200);

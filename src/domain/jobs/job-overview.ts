@@ -72,6 +72,11 @@ export function kindName(kind: string): string {
   return kind.replaceAll('_', ' ');
 }
 
+/** A kind's name inside a sentence: "film", "campaign generation", but "Bluesky post" (a network keeps its name). */
+export function kindInSentence(name: string): string {
+  return name.endsWith(' post') ? name : name.toLowerCase();
+}
+
 const encodeCursor = (job: Job) => Buffer.from(`${job.createdAt.toISOString()}|${job.id}`).toString('base64url');
 
 function decodeCursor(cursor: string): { createdAt: Date; id: string } {

@@ -13,7 +13,13 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { can } from '../../auth/permissions.ts';
 import type { FilmView } from '../../domain/films/films.service.ts';
-import { describeJobs, listJobOverview, kindName, type JobOverview } from '../../domain/jobs/job-overview.ts';
+import {
+  describeJobs,
+  listJobOverview,
+  kindInSentence,
+  kindName,
+  type JobOverview,
+} from '../../domain/jobs/job-overview.ts';
 import { isTerminalJobStatus, JOB_STATUSES, type JobStatus } from '../../domain/jobs/job-status.ts';
 import type { QuoteView as Quote } from '../../domain/credits/quotes.service.ts';
 import { AppError } from '../../errors.ts';
@@ -408,13 +414,13 @@ export function jobPage(chrome: Chrome, view: JobView, notices: Notice[] = []): 
         // stopping the job is the rarer one.
         cancellable && view.canCancel
           ? html`<form class="card" method="post" action="/w/${ws.id}/jobs/${job.id}/cancel">
-              <h2>Stop this ${job.kindName.toLowerCase()}</h2>
+              <h2>Stop this ${kindInSentence(job.kindName)}</h2>
               <input type="hidden" name="_csrf" value="${chrome.csrf}" />
               <p class="muted">
                 Cancelling stops the job at its next step. Steps already finished stay paid; credits still held come
                 back to the workspace.
               </p>
-              <button class="secondary danger" type="submit">Cancel this ${job.kindName.toLowerCase()}</button>
+              <button class="secondary danger" type="submit">Cancel this ${kindInSentence(job.kindName)}</button>
             </form>`
           : ''
       }`,

@@ -5,7 +5,7 @@ import type { CreditBalance } from '../../domain/credits/credits.service.ts';
 import { roleAtLeast } from '../../domain/workspaces/roles.ts';
 import type { Metrics } from '../../domain/analytics/analytics-reader.ts';
 import type { CampaignView } from '../../domain/campaigns/campaign-view.ts';
-import { listJobOverview, type JobOverview } from '../../domain/jobs/job-overview.ts';
+import { kindInSentence, listJobOverview, type JobOverview } from '../../domain/jobs/job-overview.ts';
 import { TASK_KINDS } from '../../mcp/tasks.ts';
 import { brandSiteUrl } from '../hosts.ts';
 import { html } from '../../views/html.ts';
@@ -223,7 +223,7 @@ export function overviewPage(chrome: Chrome, view: OverviewView, notices: Notice
                   (job) =>
                     html`<li>
                       <span>${job.kindName}${job.purpose ? html`: ${job.purpose}` : ''}</span>
-                      <a href="${base}/jobs/${job.id}">Review ${job.kindName.toLowerCase()}</a>
+                      <a href="${base}/jobs/${job.id}">Review ${kindInSentence(job.kindName)}</a>
                     </li>`,
                 )}
               </ul>
