@@ -6,6 +6,7 @@
  *
  * No MCP tool lists media; the console's media page reads this directly (a read, so nothing to audit).
  */
+import { raw } from '@mikro-orm/core';
 import { Campaign } from '../campaigns/campaign.entity.ts';
 import { Variant } from '../campaigns/variant.entity.ts';
 import { FilmCommission } from '../films/film-commission.entity.ts';
@@ -45,15 +46,22 @@ export async function listWorkspaceMedia(scope: WorkspaceScope): Promise<MediaIt
 
 async function variantImages(scope: WorkspaceScope): Promise<MediaItem[]> {
   const em = scope.em.fork();
-  // The newest variants first; those without images are skipped here rather than in SQL (a JSON length test
-  // would need raw SQL, and a campaign's variants are few).
+  // The newest variants that have images, and only the columns shown: a page of media must not hydrate every
+  // recent variant's copy and its campaign (that was most of the page's time on a large workspace).
   const variants = await em.find(
     Variant,
-    { deletedAt: null, campaign: { deletedAt: null } },
-    { populate: ['campaign'], orderBy: { updatedAt: 'desc', id: 'desc' }, limit: MEDIA_PER_SOURCE * 3 },
+    {
+      deletedAt: null,
+      campaign: { deletedAt: null },
+      [raw((alias) => `jsonb_array_length(${alias}.image_refs)`)]: { $gt: 0 },
+    },
+    {
+      fields: ['id', 'name', 'imageRefs', 'updatedAt', 'campaign.id', 'campaign.name'],
+      orderBy: { updatedAt: 'desc', id: 'desc' },
+      limit: MEDIA_PER_SOURCE,
+    },
   );
   return variants
-    .filter((variant) => variant.imageRefs.length > 0)
     .flatMap((variant) =>
       variant.imageRefs.map<MediaItem>((image) => ({
         source: 'variant_image',
@@ -80,7 +88,11 @@ async function renderOutputs(scope: WorkspaceScope): Promise<MediaItem[]> {
   const jobs = await em.find(
     Job,
     { kind: RENDER_KIND, status: 'succeeded' },
-    { orderBy: { finishedAt: 'desc', id: 'desc' }, limit: MEDIA_PER_SOURCE },
+    {
+      fields: ['id', 'input', 'result', 'finishedAt', 'createdAt'],
+      orderBy: { finishedAt: 'desc', id: 'desc' },
+      limit: MEDIA_PER_SOURCE,
+    },
   );
   const outputs = jobs.flatMap((job) => {
     const output = (job.result as { output?: RenderOutput } | null)?.output;
