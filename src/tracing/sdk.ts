@@ -78,7 +78,14 @@ export function startTracing(
   });
   const processor = options.exporter
     ? new SimpleSpanProcessor(options.exporter)
-    : new BatchSpanProcessor(new OTLPTraceExporter({ url: tracesUrl!, headers, timeoutMillis: 10_000 }));
+    : new BatchSpanProcessor(new OTLPTraceExporter({ url: tracesUrl!, headers, timeoutMillis: 10_000 }), {
+        // Stated, not left to the SDK's own reading of OTEL_BSP_* (config.ts is the one reader of the
+        // environment); docs/tracing.md gives these numbers.
+        scheduledDelayMillis: 5000,
+        maxExportBatchSize: 512,
+        maxQueueSize: 2048,
+        exportTimeoutMillis: 30_000,
+      });
   const provider = new BasicTracerProvider({
     resource,
     // A caller's sampling decision (an incoming traceparent, a workflow started from a traced request) is kept.
