@@ -36,8 +36,6 @@ export interface Tracing {
   /** What the Temporal worker hands workflow spans to (they are built inside the workflow sandbox). */
   processor: SpanProcessor;
   resource: Resource;
-  /** Exports every finished span now. */
-  flush(): Promise<void>;
   /** Flushes, then puts everything back as it was before `startTracing`. */
   shutdown(): Promise<void>;
 }
@@ -103,7 +101,6 @@ export function startTracing(
   const tracing: Tracing = {
     processor,
     resource,
-    flush: () => provider.forceFlush(),
     async shutdown() {
       setActiveTracer(null);
       restorePg();
