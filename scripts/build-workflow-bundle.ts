@@ -6,10 +6,14 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
-import { WORKFLOWS_PATH } from '../src/temporal/workflows-path.ts';
+import { WORKFLOW_INTERCEPTOR_MODULES, WORKFLOWS_PATH } from '../src/temporal/workflows-path.ts';
 
 const out = path.resolve(process.argv[2] ?? 'dist/workflow-bundle.js');
-const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('WARN') });
+const { code } = await bundleWorkflowCode({
+  workflowsPath: WORKFLOWS_PATH,
+  workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
+  logger: new DefaultLogger('WARN'),
+});
 await fs.mkdir(path.dirname(out), { recursive: true });
 await fs.writeFile(out, code);
 console.log(`Wrote ${out} (${(code.length / 1024).toFixed(0)} KiB)`);

@@ -73,6 +73,38 @@ function isResolverAddress(value: string): boolean {
   return !!v4 && net.isIPv4(v4[1]!) && validPort(v4[2]);
 }
 
+/** An OTLP/HTTP endpoint: an absolute http(s) URL (credentials belong in OTEL_EXPORTER_OTLP_HEADERS, not here). */
+const otlpUrl = z.string().refine((value) => {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && !url.username && !url.password;
+  } catch {
+    return false;
+  }
+}, 'must be an absolute http(s) URL without credentials, e.g. http://otel-collector:4318');
+
+/** `key=value,key2=value2` with URL-encoded values (the OTLP exporter specification's format). */
+const otlpHeaders = z.string().transform((value, ctx) => {
+  const headers: Record<string, string> = {};
+  for (const pair of value.split(',')) {
+    if (!pair.trim()) continue;
+    const at = pair.indexOf('=');
+    const name = at > 0 ? pair.slice(0, at).trim() : '';
+    if (!/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(name)) {
+      // The value may be a secret (an API key): the message names neither it nor the pair.
+      ctx.addIssue({ code: 'custom', message: 'must be a comma-separated list of name=value pairs' });
+      return z.NEVER;
+    }
+    try {
+      headers[name.toLowerCase()] = decodeURIComponent(pair.slice(at + 1).trim());
+    } catch {
+      ctx.addIssue({ code: 'custom', message: `has a badly URL-encoded value for ${name}` });
+      return z.NEVER;
+    }
+  }
+  return headers;
+});
+
 const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
@@ -192,6 +224,17 @@ const EnvSchema = z.object({
     .min(0)
     .max(86_400 * 30)
     .default(600),
+  // --- Tracing (docs/tracing.md): OpenTelemetry over OTLP/HTTP, off unless an endpoint is set. The standard
+  // OTEL_* names, so a collector's usual settings apply unchanged.
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalString.pipe(otlpUrl.optional()),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalString.pipe(otlpUrl.optional()),
+  OTEL_EXPORTER_OTLP_HEADERS: optionalString.pipe(otlpHeaders.optional()),
+  OTEL_TRACES_SAMPLER_ARG: z.coerce
+    .number({ error: 'must be a number between 0 and 1' })
+    .min(0, 'must be between 0 and 1')
+    .max(1, 'must be between 0 and 1')
+    .default(1),
+  OTEL_SDK_DISABLED: booleanFlag,
   ALLOWED_ORIGINS: z
     .string()
     .optional()
@@ -334,6 +377,11 @@ export interface Config {
     /** Access tokens are refreshed once they expire within this many seconds. */
     tokenRefreshAheadSeconds: number;
   };
+  /**
+   * OpenTelemetry tracing (`src/tracing/`): `tracesUrl` is where spans are POSTed as OTLP/HTTP JSON; null means
+   * off (no SDK is started). `headers` may carry a vendor's API key: never log them.
+   */
+  tracing: { tracesUrl: string | null; headers: Record<string, string>; sampleRatio: number };
   /** Creative engines: the built-in deterministic ones, or an OpenAI-compatible HTTP API. */
   creative:
     | { provider: 'builtin' }
@@ -510,6 +558,15 @@ export function loadConfig(env: Env): Config {
       publishAttempts: e.CHANNEL_PUBLISH_ATTEMPTS,
       publishRetrySeconds: e.CHANNEL_PUBLISH_RETRY_SECONDS,
       tokenRefreshAheadSeconds: e.CHANNEL_TOKEN_REFRESH_AHEAD_SECONDS,
+    },
+    tracing: {
+      // The signal-specific URL is used as given; the general one gets /v1/traces appended (the OTLP spec's rule).
+      tracesUrl: e.OTEL_SDK_DISABLED
+        ? null
+        : (e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ??
+          (e.OTEL_EXPORTER_OTLP_ENDPOINT ? `${e.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces` : null)),
+      headers: e.OTEL_EXPORTER_OTLP_HEADERS ?? {},
+      sampleRatio: e.OTEL_TRACES_SAMPLER_ARG,
     },
     creative:
       e.CREATIVE_PROVIDER === 'openai'

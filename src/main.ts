@@ -7,9 +7,12 @@ import { createContainer } from './container.ts';
 import { createHttpApp } from './http/app.ts';
 import { createLogger } from './logger.ts';
 import { pruneExpiredPayloads } from './auth/oidc/adapter.ts';
+import { startTracing } from './tracing/sdk.ts';
 
 const config = loadConfigOrExit();
 const log = createLogger({ level: config.logLevel, name: 'api' });
+// Before the container: its Temporal client takes the tracing interceptors only if tracing is running.
+const tracing = startTracing(config, 'api', log);
 
 let container;
 try {
@@ -47,6 +50,7 @@ async function shutdown(signal: string) {
   server.closeIdleConnections();
   await close();
   await container!.close();
+  await tracing?.shutdown();
   clearTimeout(force);
   process.exit(0);
 }

@@ -21,7 +21,9 @@ import { createOrm, migrateToLatest } from './db/orm.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { ensureSearchAttributes } from './temporal/search-attributes.ts';
 import { createRepublishPort } from './temporal/temporal-republish-port.ts';
-import { WORKFLOWS_PATH } from './temporal/workflows-path.ts';
+import { WORKFLOW_INTERCEPTOR_MODULES, WORKFLOWS_PATH } from './temporal/workflows-path.ts';
+import { clientTracingInterceptors, workerTracingOptions } from './temporal/tracing-interceptors.ts';
+import { startTracing } from './tracing/sdk.ts';
 
 export interface RunningWorker {
   worker: Worker;
@@ -45,10 +47,20 @@ export async function startWorker(
   const source: Pick<WorkerOptions, 'workflowsPath' | 'workflowBundle'> = config.temporal.workflowBundlePath
     ? { workflowBundle: { codePath: config.temporal.workflowBundlePath } }
     : { workflowsPath: WORKFLOWS_PATH };
+  // Trace propagation (docs/tracing.md): activity interceptors while tracing is on; the workflow interceptors
+  // are in the bundle (built with them), or bundled here from source.
+  const tracing = workerTracingOptions();
+  const interceptors: WorkerOptions['interceptors'] = config.temporal.workflowBundlePath
+    ? tracing.interceptors
+    : { ...tracing.interceptors, workflowModules: WORKFLOW_INTERCEPTOR_MODULES };
   const safeFetch = createSafeFetch({ allowPrivateHosts: config.ssrfAllowPrivateHosts, ...options.safeFetch });
   // Activities that start other workflows (republish after a generation) need a client connection too.
   const clientConnection = Connection.lazy({ address: config.temporal.address, connectTimeout: '10s' });
-  const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
+  const client = new Client({
+    connection: clientConnection,
+    namespace: config.temporal.namespace,
+    interceptors: clientTracingInterceptors(),
+  });
   const republish = createRepublishPort({ client, taskQueue: config.temporal.taskQueue, log });
   const studio = createConfiguredStudio(config, safeFetch);
   const channelFetch = createSafeFetch(channelFetchOptions(config, options.safeFetch));
@@ -58,6 +70,8 @@ export async function startWorker(
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     ...source,
+    interceptors,
+    sinks: tracing.sinks,
     activities: createActivities({
       orm,
       log,
@@ -99,11 +113,13 @@ if (isEntryPoint) {
   const config = loadConfigOrExit();
   const log = createLogger({ level: config.logLevel, name: 'worker' });
   Runtime.install({ logger: new DefaultLogger('WARN') });
+  const tracing = startTracing(config, 'worker', log);
   try {
     const running = await startWorker(config, log);
     log.info({ taskQueue: config.temporal.taskQueue, namespace: config.temporal.namespace }, 'worker running');
     await running.done; // the Temporal runtime turns SIGINT/SIGTERM into a graceful shutdown
     log.info('worker stopped');
+    await tracing?.shutdown();
     process.exit(0);
   } catch (error) {
     log.fatal({ err: error }, 'the worker failed');

@@ -20,6 +20,7 @@ import { errorBoundary } from './middleware/error-boundary.ts';
 import { noFraming } from './middleware/no-framing.ts';
 import { addressRateLimit } from './middleware/rate-limit.ts';
 import { requestId } from './middleware/request-id.ts';
+import { traceRequests } from './middleware/trace-request.ts';
 import { dashboardRoutes } from './dashboard/index.ts';
 import { conversionRoutes } from './routes/conversions.ts';
 import { mcpRoutes } from './routes/mcp.ts';
@@ -158,6 +159,7 @@ export function createHttpApp(container: Container): HttpApp {
   // Every other kind of site has its handler here, so no host falls between them.
   const sites: Record<Exclude<Site['kind'], 'brand' | 'unknown'>, Koa.Middleware> = { platform, auth, root };
 
+  app.use(traceRequests()); // first, so its span covers the whole request (docs/tracing.md)
   app.use(requestId());
   app.use(errorBoundary(log));
   app.use(async (ctx, next) => {

@@ -8,9 +8,13 @@
  * 5. parse the action's own schema;
  * 6. run it against the workspace scope, and map the outcome to a result or a safe error;
  * 7. for mutations: echo the workspace in the result and append the outcome to the audit log.
+ *
+ * While tracing is on, each call is a span `tools/call <tool>` (docs/tracing.md) with the tool, the action
+ * and the outcome's error code, never the arguments.
  */
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
+import { activeTracer, inSpan, markFailed } from '../tracing/spans.ts';
 import { can } from '../auth/permissions.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { ToolContext, ToolOutput } from './define-tool.ts';
@@ -26,6 +30,38 @@ function describeIssues(error: z.ZodError): { issues: { field: string; message: 
 }
 
 export async function callTool(
+  profile: CompiledProfile,
+  name: string,
+  rawArguments: unknown,
+  ctx: ToolContext,
+): Promise<ToolResult> {
+  const tool = activeTracer() ? profile.tools.get(name) : undefined;
+  // Untraced (tracing off), and so is a call to an unknown tool: its name is the client's string, not ours.
+  if (!tool) return runToolCall(profile, name, rawArguments, ctx);
+  const { selector, actions } = tool.definition;
+  const chosen = (rawArguments as Record<string, unknown> | null | undefined)?.[selector];
+  const action = typeof chosen === 'string' && Object.hasOwn(actions, chosen) ? chosen : null;
+  return inSpan(
+    `tools/call ${name}`,
+    {
+      'mcp.method.name': 'tools/call',
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': name,
+      'mcp.profile': profile.profile.name,
+      ...(action ? { 'mcp.tool.action': action } : {}),
+    },
+    async (span) => {
+      const result = await runToolCall(profile, name, rawArguments, ctx);
+      if (result.isError && span) {
+        const code = (result._meta?.[ERROR_META_KEY] as { code?: unknown } | undefined)?.code;
+        markFailed(span, null, typeof code === 'string' ? code : 'tool_error');
+      }
+      return result;
+    },
+  );
+}
+
+async function runToolCall(
   profile: CompiledProfile,
   name: string,
   rawArguments: unknown,

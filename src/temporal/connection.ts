@@ -3,6 +3,7 @@
  */
 import { Client, Connection } from '@temporalio/client';
 import type { Config } from '../config.ts';
+import { clientTracingInterceptors } from './tracing-interceptors.ts';
 
 export interface TemporalClient {
   connection: Connection;
@@ -15,6 +16,10 @@ export async function connectTemporalClient(config: Config, address: string, laz
   const connection = lazy
     ? Connection.lazy({ address, connectTimeout: '10s' })
     : await Connection.connect({ address, connectTimeout: '10s' });
-  const client = new Client({ connection, namespace: config.temporal.namespace });
+  const client = new Client({
+    connection,
+    namespace: config.temporal.namespace,
+    interceptors: clientTracingInterceptors(),
+  });
   return { connection, client, address };
 }

@@ -26,7 +26,7 @@ import { locateS3Gateway } from '../../src/dev/s3-gateway.ts';
 import { locateTemporalCli } from '../../src/dev/temporal-cli.ts';
 import { startTemporalDevServer } from '../../src/dev/temporal-dev-server.ts';
 import { loadInspectorWidget } from '../../src/mcp/ui/inspector-bundle.ts';
-import { WORKFLOWS_PATH } from '../../src/temporal/workflows-path.ts';
+import { WORKFLOW_INTERCEPTOR_MODULES, WORKFLOWS_PATH } from '../../src/temporal/workflows-path.ts';
 import { addTeardown } from './global-state.ts';
 import { ensureAtprotoTestTools } from './test-tools.ts';
 
@@ -103,7 +103,11 @@ export default async function globalSetup(): Promise<void> {
 
   // One workflow bundle from the current sources, shared by every worker the tests start.
   const bundlePath = path.join(TEST_DATA, `workflow-bundle-${runId}.js`);
-  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('WARN') });
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: WORKFLOWS_PATH,
+    workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
+    logger: new DefaultLogger('WARN'),
+  });
   await fs.writeFile(bundlePath, code);
   stops.push(() => fs.rm(bundlePath, { force: true }));
   // The inspector widget's bundle (dist/, keyed by its sources): built here when they changed, so no test's

@@ -23,6 +23,7 @@ import { TERMINAL_JOB_STATUSES, type JobStatus } from './job-status.ts';
 import { Job } from './job.entity.ts';
 import type { JobWorkflow, JobWorkflowArgs, JobWorkflowInputs } from './workflow-inputs.ts';
 import { lockForTransaction } from '../../db/transaction-lock.ts';
+import { inSpan } from '../../tracing/spans.ts';
 
 export interface StartJobRequest<W extends JobWorkflow = JobWorkflow> {
   /** Job kind, also the first part of the workflow id and the `JobKind` search attribute. */
@@ -148,6 +149,24 @@ export function createJobsService(deps: { launcher: JobLauncher }) {
    * before the error is rethrown.
    */
   async function launch<W extends JobWorkflow>(
+    scope: WorkspaceScope,
+    job: Job,
+    request: StartJobRequest<W>,
+  ): Promise<{ job: Job; reused: boolean }> {
+    // The span the workflow's start (and so, through Temporal, the job's activities) hangs under.
+    return inSpan(
+      `job.launch ${request.kind}`,
+      { 'campaign.job.kind': request.kind, 'temporal.workflow.type': request.workflowType },
+      async (span) => {
+        const launched = await claimNewRun(scope, job, request);
+        span?.setAttribute('campaign.job.reused', launched.reused);
+        return launched;
+      },
+    );
+  }
+
+  /** `launch` itself: start the workflow, then bind the row to the run (retried while the key's run closes). */
+  async function claimNewRun<W extends JobWorkflow>(
     scope: WorkspaceScope,
     job: Job,
     request: StartJobRequest<W>,
