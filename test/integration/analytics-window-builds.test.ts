@@ -57,6 +57,18 @@ function traffic(options: { visits: number; days: number; end: Date; seed: numbe
           zoneId: pick(ZONES),
         });
       }
+      // Clicks and conversions after the impressions, so every counter (and the attributed conversions) of the
+      // builds is compared with the daily rows, late events included.
+      const base = { workspaceId, sessionId: cookieless ? null : sessionId, campaignId, variantId };
+      if (random() < 0.2) {
+        const clickAt = new Date(at.getTime() + 1000);
+        events.push({ ...base, eventId: uuidv7(), type: 'click', occurredAt: clickAt, zoneId: pick(ZONES) });
+      }
+      if (random() < 0.08) {
+        const value = Math.round(random() * 10_000) / 100;
+        const convertedAt = new Date(at.getTime() + 2000);
+        events.push({ ...base, eventId: uuidv7(), type: 'conversion', occurredAt: convertedAt, goal: 'buy', value });
+      }
     }
     if (random() < 0.05) {
       events.push({
@@ -184,6 +196,14 @@ test('the builds are what the long windows read: emptied, the 90d Reach falls to
     expect(emptied.summary!.impressions).toBe(before.summary!.impressions);
     expect(emptied.summary!.reach).toBe(today.summary!.reach);
     expect(emptied.summary!.reach).toBeLessThan(before.summary!.reach / 5);
+    // The closed days' counters come from the builds too: zeroed, each variant keeps only today's impressions.
+    await sql(`update analytics_window_reach set impressions = 0`);
+    const uncounted = await snapshot(NOW, '90d', ['variants']);
+    const todayOf = new Map(today.variants!.map((row) => [row.variantId, row.metrics.impressions]));
+    for (const row of uncounted.variants!) expect(row.metrics.impressions).toBe(todayOf.get(row.variantId) ?? 0);
+    expect(uncounted.variants!.reduce((sum, row) => sum + row.metrics.impressions, 0)).toBeLessThan(
+      before.variants!.reduce((sum, row) => sum + row.metrics.impressions, 0) / 5,
+    );
   } finally {
     await sql(`delete from analytics_window_reach`);
     await sql(`insert into analytics_window_reach select * from saved_reach`);

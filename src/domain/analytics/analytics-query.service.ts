@@ -19,11 +19,11 @@ import {
   absorbBy,
   readDailyRows,
   readFreshness,
-  readWindowTotals,
   readWorkspaceDays,
   sqlRows,
   Tally,
   tallyBy,
+  type CounterRow,
   type DailyRow,
   type Freshness,
   type Metrics,
@@ -92,6 +92,15 @@ function parseSections(sections: readonly string[] | undefined): SnapshotSection
   return chosen as SnapshotSection[];
 }
 
+/** Adds a window build's counters (the closed days') to the tallies of the same slices (which hold today's). */
+function addBuildCounters(tallies: Map<string, Tally>, counters: Map<string, CounterRow>): void {
+  for (const [key, row] of counters) {
+    let tally = tallies.get(key);
+    if (!tally) tallies.set(key, (tally = new Tally()));
+    tally.add(row, { sketch: false });
+  }
+}
+
 /** Adds a window build's sketches to the tallies of the same slices (which hold today's sketches). */
 function mergeBuild(tallies: Map<string, Tally>, sketches: Map<string, ReachSketch>): void {
   for (const [key, sketch] of sketches) {
@@ -129,7 +138,7 @@ async function addReach(
 ): Promise<void> {
   if (!keys.size) return;
   const campaignIds = [...new Set([...keys].map((key) => key.slice(0, key.indexOf('/'))))];
-  const build = built ? await readWindowBuild(scope, window, ['variant'], { campaignIds }) : null;
+  const build = built ? await readWindowBuild(scope, window, ['variant'], { variantSketchesOf: campaignIds }) : null;
   const sketchRows = built && !build ? await readDailyRows(scope, window, campaignIds) : rows;
   for (const row of sketchRows) {
     const key = variantKey(row);
@@ -197,14 +206,25 @@ export function createAnalyticsQueryService(deps: { now?: () => Date } = {}) {
       readFreshness(scope),
       input.campaignId || !(summaryFromBuild || needsDaily)
         ? null
-        : // The variants' sketches are read later, for the rows shown only (rankedWithReach).
-          readWindowBuild(scope, window, [
-            ...(summaryFromBuild ? (['workspace'] as const) : []),
-            ...(wants('surfaces') ? (['zone'] as const) : []),
-          ]),
+        : // The variants' counters; their sketches are read later, for the rows shown only (addReach).
+          readWindowBuild(
+            scope,
+            window,
+            [
+              ...(summaryFromBuild ? (['workspace'] as const) : []),
+              ...(wants('campaigns') || wants('variants') ? (['variant'] as const) : []),
+              ...(wants('surfaces') ? (['zone'] as const) : []),
+            ],
+            { variantSketchesOf: [] },
+          ),
     ]);
+    // With a build, the daily rows are today's only: the build holds the closed days (window-reach.ts).
     const [daily, workspaceDays] = await Promise.all([
-      !needsDaily ? [] : build ? readWindowTotals(scope, window) : readDailyRows(scope, window, input.campaignId),
+      !needsDaily
+        ? []
+        : build
+          ? readDailyRows(scope, { from: window.to, to: window.to })
+          : readDailyRows(scope, window, input.campaignId),
       needsWorkspaceDays
         ? readWorkspaceDays(scope, window, build && summaryFromBuild ? window.to : window.from)
         : Promise.resolve([]),
@@ -233,6 +253,7 @@ export function createAnalyticsQueryService(deps: { now?: () => Date } = {}) {
       // Counters first: the ranking needs Reach only to order rows with equal impressions, and Reach (merging
       // sketches) is the costly part; then sketches for the rows that are shown, and only for those.
       const byVariant = tallyBy(campaignRows, variantKey, { sketch: false });
+      if (build) addBuildCounters(byVariant, build.variantCounters);
       const byCampaign = absorbBy(byVariant, campaignOfKey);
       const shownCampaigns = wants('campaigns') ? rowsToShow(byCampaign, limit) : [];
       const shownVariants = wants('variants') ? rowsToShow(byVariant, limit) : [];
@@ -281,16 +302,17 @@ export function createAnalyticsQueryService(deps: { now?: () => Date } = {}) {
       }
     }
     if (wants('surfaces')) {
-      const zoneIds = [...new Set(daily.map((row) => row.zone_id).filter((id) => id !== ''))];
+      const impressionRows = daily.filter((row) => row.campaign_id !== '');
+      // Zones first ('' = no zone), then each surface as the union of its zones.
+      const byZone = tallyBy(impressionRows, (row) => row.zone_id);
+      if (build) addBuildCounters(byZone, build.zoneCounters);
+      if (build) mergeBuild(byZone, build.zones);
+      const zoneIds = [...byZone.keys()].filter((id) => id !== '');
       const zones = zoneIds.length
         ? await scope.em.find(Zone, { id: { $in: zoneIds } }, { populate: ['surface'] })
         : [];
       const zoneOf = new Map(zones.map((zone) => [zone.id, zone]));
       const surfaceKey = (zoneId: string) => zoneOf.get(zoneId)?.surface.id ?? '';
-      const impressionRows = daily.filter((row) => row.campaign_id !== '');
-      // Zones first ('' = no zone), then each surface as the union of its zones.
-      const byZone = tallyBy(impressionRows, (row) => row.zone_id);
-      if (build) mergeBuild(byZone, build.zones);
       const bySurface = absorbBy(byZone, surfaceKey);
       const rows = [...bySurface].map(([surfaceId, tally]) => {
         const surface = zones.find((zone) => zone.surface.id === surfaceId)?.surface.getEntity();

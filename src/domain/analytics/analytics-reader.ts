@@ -162,42 +162,6 @@ export function readDailyRows(
   );
 }
 
-/**
- * The window's counters per campaign × variant × zone, summed in the database, with the sketch of the
- * window's last day only (`day` is that day): what a reader needs next to a window build (window-reach.ts).
- * Two statements: the sums never carry sketches, and today's sketches come straight off the primary key.
- */
-export async function readWindowTotals(
-  scope: WorkspaceScope,
-  window: { from: string; to: string },
-): Promise<DailyRow[]> {
-  const key = (row: { campaign_id: string; variant_id: string; zone_id: string }) =>
-    `${row.campaign_id}\u0000${row.variant_id}\u0000${row.zone_id}`;
-  const [totals, today] = await Promise.all([
-    sqlRows<DailyRow>(
-      scope,
-      `select $3::text as day, campaign_id, variant_id, zone_id,
-         sum(impressions) as impressions, sum(unattributed_impressions) as unattributed_impressions,
-         sum(clicks) as clicks, sum(conversions) as conversions, sum(conversion_value) as conversion_value,
-         sum(concierge_questions) as concierge_questions, sum(converted_sessions) as converted_sessions,
-         sum(converted_value) as converted_value, null::bytea as reach_sketch
-       from analytics_rollups_daily
-       where workspace_id = $1 and day between $2::date and $3::date
-       group by campaign_id, variant_id, zone_id`,
-      [scope.workspaceId, window.from, window.to],
-    ),
-    sqlRows<{ campaign_id: string; variant_id: string; zone_id: string; reach_sketch: Buffer | null }>(
-      scope,
-      `select campaign_id, variant_id, zone_id, reach_sketch from analytics_rollups_daily
-       where workspace_id = $1 and day = $2::date and reach_sketch is not null`,
-      [scope.workspaceId, window.to],
-    ),
-  ]);
-  const sketchOf = new Map(today.map((row) => [key(row), row.reach_sketch]));
-  for (const row of totals) row.reach_sketch = sketchOf.get(key(row)) ?? null;
-  return totals;
-}
-
 /** Sums tallies into one per parent key (campaign from variants, surface from zones). */
 export function absorbBy(tallies: Map<string, Tally>, parent: (key: string) => string): Map<string, Tally> {
   const parents = new Map<string, Tally>();

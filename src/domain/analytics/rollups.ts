@@ -41,7 +41,12 @@ import {
   type SketchEntries,
   type Tx,
 } from './rollup-store.ts';
-import { mergeLateIntoWindowBuilds, refreshWindowBuilds, type BatchRegisters } from './window-reach.ts';
+import {
+  addLateCountersToWindowBuilds,
+  mergeLateIntoWindowBuilds,
+  refreshWindowBuilds,
+  type BatchRegisters,
+} from './window-reach.ts';
 
 export const ROLLUP_LAG_MS = 5_000;
 export const DEFAULT_ROLLUP_BATCH = 50_000;
@@ -151,6 +156,25 @@ export async function rollupBatch(
        on conflict (workspace_id, day, campaign_id, variant_id, zone_id) do update set ${ADD_COUNTERS('analytics_rollups_daily')}
        returning workspace_id`,
     );
+    // What the batch adds to each daily row of campaign traffic, kept for the window builds whose closed days
+    // it reaches (late events; `addLateCountersToWindowBuilds`). Conversion attribution adds to it below.
+    await query(
+      trx,
+      `create temporary table rollup_daily_delta (
+         workspace_id varchar(40) not null, day date not null, campaign_id varchar(40) not null,
+         variant_id varchar(40) not null, zone_id varchar(40) not null,
+         impressions bigint not null default 0, unattributed_impressions bigint not null default 0,
+         clicks bigint not null default 0, conversions bigint not null default 0,
+         conversion_value numeric(18, 2) not null default 0, concierge_questions bigint not null default 0,
+         converted_sessions bigint not null default 0, converted_value numeric(18, 2) not null default 0
+       ) on commit drop`,
+    );
+    await query(
+      trx,
+      `insert into rollup_daily_delta (workspace_id, day, campaign_id, variant_id, zone_id, ${COUNTER_COLUMNS})
+       select workspace_id, day, campaign_id, variant_id, zone_id, ${COUNTERS}
+       from rollup_batch where campaign_id <> '' group by workspace_id, day, campaign_id, variant_id, zone_id`,
+    );
     await query(
       trx,
       `insert into analytics_reach_daily (workspace_id, day, ${COUNTER_COLUMNS})
@@ -182,6 +206,7 @@ export async function rollupBatch(
     await attributeConversions(trx);
     await attributeChannelConversions(trx);
     await mergeSketches(trx);
+    await addLateCountersToWindowBuilds(trx);
     return { events: Number(events), groups: daily.length };
   });
 }
@@ -255,6 +280,11 @@ async function attributeConversions(trx: Tx): Promise<void> {
          converted_sessions = analytics_rollups_daily.converted_sessions + excluded.converted_sessions,
          converted_value = analytics_rollups_daily.converted_value + excluded.converted_value,
          updated_at = now()
+       returning workspace_id
+     ), delta as (
+       insert into rollup_daily_delta (workspace_id, day, campaign_id, variant_id, zone_id, converted_sessions, converted_value)
+       select workspace_id, day, campaign_id, variant_id, '', count(*) filter (where first_time), sum(value)
+       from attributed group by workspace_id, day, campaign_id, variant_id
        returning workspace_id
      )
      insert into analytics_variant_totals (workspace_id, campaign_id, variant_id, converted_sessions, converted_value)
