@@ -6,7 +6,7 @@
  * SIGINT/SIGTERM drain: in-flight activities get `shutdownGraceTime` to finish, then the worker stops.
  */
 import { fileURLToPath } from 'node:url';
-import { NativeConnection, Runtime, Worker, DefaultLogger, type WorkerOptions } from '@temporalio/worker';
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
 import { createActivities } from '../activities/index.ts';
 import { loadConfigOrExit, type Config } from './config.ts';
@@ -22,9 +22,16 @@ import { createLogger, type Logger } from './logger.ts';
 import { ensureSearchAttributes } from './temporal/search-attributes.ts';
 import { createRepublishPort } from './temporal/temporal-republish-port.ts';
 import { WORKFLOWS_PATH } from './temporal/workflows-path.ts';
+// Metrics (issue 24): the worker's own registry, and the Temporal SDK runtime's exporter.
+import { nativePool } from './db/prepared.ts';
+import { startMetricsServer, type MetricsServer } from './observability/metrics-endpoint.ts';
+import { createPrometheusMetrics, type PrometheusMetrics } from './observability/prometheus.ts';
+import { installWorkerRuntime } from './observability/temporal-runtime.ts';
 
 export interface RunningWorker {
   worker: Worker;
+  /** The worker's metrics registry (served on WORKER_APP_METRICS_PORT when set). */
+  metrics: PrometheusMetrics;
   /** Resolves when the worker has stopped (after `shutdown()` or a signal). */
   done: Promise<void>;
   shutdown(): Promise<void>;
@@ -33,7 +40,7 @@ export interface RunningWorker {
 export async function startWorker(
   config: Config,
   log: Logger,
-  options: { safeFetch?: SafeFetchOptions } = {},
+  options: { safeFetch?: SafeFetchOptions; metrics?: PrometheusMetrics } = {},
 ): Promise<RunningWorker> {
   if (!config.database.url || !config.temporal.address) {
     throw new Error('DATABASE_URL and TEMPORAL_ADDRESS must be set (`npm start` sets both)');
@@ -53,6 +60,7 @@ export async function startWorker(
   const studio = createConfiguredStudio(config, safeFetch);
   const channelFetch = createSafeFetch(channelFetchOptions(config, options.safeFetch));
   const audit = createAuditService();
+  const metrics = options.metrics ?? createPrometheusMetrics({ pool: await nativePool(orm), log });
   const worker = await Worker.create({
     connection,
     namespace: config.temporal.namespace,
@@ -65,6 +73,7 @@ export async function startWorker(
       safeFetch,
       republish,
       audit,
+      metrics,
       channels: createChannelCore({ config, fetch: channelFetch.apiFetch, audit }),
       channelMetricsMaxAgeDays: config.channels.metricsMaxAgeDays,
       ...createCreativeServices({ studio, republish }),
@@ -77,7 +86,17 @@ export async function startWorker(
     }),
     shutdownGraceTime: '30s',
   });
+  const metricsServer: MetricsServer | null = config.metrics.workerAppPort
+    ? await startMetricsServer({
+        host: config.metrics.host,
+        port: config.metrics.workerAppPort,
+        token: config.metrics.token,
+        scrape: metrics.scrape,
+        log,
+      })
+    : null;
   const done = worker.run().finally(async () => {
+    await metricsServer?.close();
     await clientConnection.close();
     await safeFetch.close();
     await channelFetch.close();
@@ -86,6 +105,7 @@ export async function startWorker(
   });
   return {
     worker,
+    metrics,
     done,
     shutdown: async () => {
       worker.shutdown();
@@ -98,7 +118,7 @@ const isEntryPoint = process.argv[1] && fileURLToPath(import.meta.url) === proce
 if (isEntryPoint) {
   const config = loadConfigOrExit();
   const log = createLogger({ level: config.logLevel, name: 'worker' });
-  Runtime.install({ logger: new DefaultLogger('WARN') });
+  installWorkerRuntime(config);
   try {
     const running = await startWorker(config, log);
     log.info({ taskQueue: config.temporal.taskQueue, namespace: config.temporal.namespace }, 'worker running');

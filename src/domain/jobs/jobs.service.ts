@@ -23,6 +23,7 @@ import { TERMINAL_JOB_STATUSES, type JobStatus } from './job-status.ts';
 import { Job } from './job.entity.ts';
 import type { JobWorkflow, JobWorkflowArgs, JobWorkflowInputs } from './workflow-inputs.ts';
 import { lockForTransaction } from '../../db/transaction-lock.ts';
+import { NO_METRICS, type Metrics } from '../../observability/metrics.ts';
 
 export interface StartJobRequest<W extends JobWorkflow = JobWorkflow> {
   /** Job kind, also the first part of the workflow id and the `JobKind` search attribute. */
@@ -79,8 +80,13 @@ export function toJobView(job: Job): JobView {
 const CLAIM_ATTEMPTS = 50;
 const CLAIM_BACKOFF_MS = 100;
 
-export function createJobsService(deps: { launcher: JobLauncher }) {
+export function createJobsService(deps: {
+  launcher: JobLauncher;
+  /** Where starts (and starts that failed) are counted; the worker counts how jobs end (activities/jobs.ts). */
+  metrics?: Pick<Metrics, 'jobStarted' | 'jobFinished'>;
+}) {
   const { launcher } = deps;
+  const metrics = deps.metrics ?? NO_METRICS;
 
   /**
    * Brings a row that claims to be active in line with Temporal when its run has closed without the workflow
@@ -139,6 +145,7 @@ export function createJobsService(deps: { launcher: JobLauncher }) {
    */
   async function abandon(scope: WorkspaceScope, job: Job): Promise<void> {
     await failUnstartedJob(scope.em.fork(), job.id);
+    metrics.jobFinished(job.kind, 'failed', (Date.now() - job.createdAt.getTime()) / 1000);
   }
 
   /**
@@ -176,6 +183,7 @@ export function createJobsService(deps: { launcher: JobLauncher }) {
           // The row as written, bound to its run (not read back: the caller reports the job as started).
           job.runId = runId;
           job.updatedAt = claimedAt;
+          metrics.jobStarted(job.kind);
           return { job, reused: false };
         }
         // Another starter already bound this row to a different run: that run is the job.
