@@ -197,6 +197,9 @@ it('counts exactly what a scripted session did, in both processes, with bounded 
   });
   expect(await converted.json()).toMatchObject({ accepted: 2, duplicates: 0 });
 
+  // The authorization server's metadata, answered by oidc-provider's own router.
+  expect((await testFetch(`${platform.urls.auth}/.well-known/oauth-authorization-server`)).status).toBe(200);
+
   // The job ends in the worker; its count is the last thing the ending activity does.
   const workerAfter = await pollUntil(
     workerScrape,
@@ -256,6 +259,13 @@ it('counts exactly what a scripted session did, in both processes, with bounded 
   const mcp = { host: 'platform', route: '/api/mcp', method: 'POST' };
   expect(grew(apiBefore, apiAfter, 'cp_http_requests_total', { ...mcp, status: '429' })).toBe(3);
   expect(grew(apiBefore, apiAfter, 'cp_http_requests_total', { ...mcp, status: '401' })).toBe(3);
+  expect(
+    grew(apiBefore, apiAfter, 'cp_http_requests_total', {
+      host: 'auth',
+      route: '/.well-known/oauth-authorization-server',
+      status: '200',
+    }),
+  ).toBe(1);
   const httpCounted = grew(apiBefore, apiAfter, 'cp_http_requests_total');
   // Each scrape is counted after its body was read and logged before its answer left: the first scrape's
   // count and the last scrape's line fall inside the session, the first's line and the last's count outside.
