@@ -14,7 +14,7 @@ import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
 import type { SiteEventSink } from '../domain/analytics/site-events.ts';
 import type { SiteReader } from '../domain/publishing/site-store.ts';
-import type { Logger } from '../logger.ts';
+import { fixedFieldLogger, type Logger } from '../logger.ts';
 import { NO_METRICS, type Metrics } from '../observability/metrics.ts';
 import type { SlotChoice } from '../public/brand-site/assemble.ts';
 import { BRAND_PATHS } from '../public/brand-site/site-model.ts';
@@ -64,6 +64,7 @@ export function createBrandFastPath(
 ): (req: http.IncomingMessage, res: http.ServerResponse) => boolean {
   const { reader } = deps;
   const metrics = deps.metrics ?? NO_METRICS;
+  const accessLog = fixedFieldLogger(deps.log);
   const answer = (req: http.IncomingMessage, res: http.ServerResponse): boolean => {
     const started = performance.now();
     const headers = req.headers;
@@ -116,7 +117,7 @@ export function createBrandFastPath(
       'Content-Length': Buffer.byteLength(response.body),
     });
     res.end(response.body);
-    recordRequest(deps.log, metrics, {
+    recordRequest(accessLog, metrics, {
       requestId,
       host: 'brand',
       route: 'document',

@@ -8,7 +8,7 @@
  */
 import type { Context, Middleware } from 'koa';
 import type { Principal } from '../../auth/principal.ts';
-import type { Logger } from '../../logger.ts';
+import { fixedFieldLogger, type Logger } from '../../logger.ts';
 import { methodLabel, type HostKind, type Metrics, type PrincipalKind } from '../../observability/metrics.ts';
 import { BRAND_PATHS } from '../../public/brand-site/site-model.ts';
 import type { Site } from '../hosts.ts';
@@ -50,7 +50,10 @@ export interface AccessLogLine {
   principal: PrincipalKind;
 }
 
-/** Writes the line and counts the request: the one format shared by Koa and the hot path. */
+/**
+ * Writes the line and counts the request: the one format shared by Koa and the hot path. `log` is a
+ * `fixedFieldLogger`: every field of the line is one of the code's, so it skips the redaction pass.
+ */
 export function recordRequest(log: Logger, metrics: Metrics, line: AccessLogLine): void {
   log.info(line, 'request');
   metrics.httpRequest({
@@ -63,6 +66,7 @@ export function recordRequest(log: Logger, metrics: Metrics, line: AccessLogLine
 }
 
 export function accessLog(deps: { log: Logger; metrics: Metrics; resolveSite(hostname: string): Site }): Middleware {
+  const log = fixedFieldLogger(deps.log);
   return async (ctx, next) => {
     const started = performance.now();
     try {
@@ -70,7 +74,7 @@ export function accessLog(deps: { log: Logger; metrics: Metrics; resolveSite(hos
     } finally {
       // The dispatcher stored the site; a request that failed before it is resolved here.
       const host = hostKindOf((ctx.state.site as Site | undefined) ?? deps.resolveSite(ctx.hostname));
-      recordRequest(deps.log, deps.metrics, {
+      recordRequest(log, deps.metrics, {
         requestId: ctx.state.requestId as string,
         host,
         route: routeLabel(ctx, host),
