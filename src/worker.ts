@@ -40,7 +40,7 @@ export interface RunningWorker {
 export async function startWorker(
   config: Config,
   log: Logger,
-  options: { safeFetch?: SafeFetchOptions; metrics?: PrometheusMetrics } = {},
+  options: { safeFetch?: SafeFetchOptions } = {},
 ): Promise<RunningWorker> {
   if (!config.database.url || !config.temporal.address) {
     throw new Error('DATABASE_URL and TEMPORAL_ADDRESS must be set (`npm start` sets both)');
@@ -60,7 +60,7 @@ export async function startWorker(
   const studio = createConfiguredStudio(config, safeFetch);
   const channelFetch = createSafeFetch(channelFetchOptions(config, options.safeFetch));
   const audit = createAuditService();
-  const metrics = options.metrics ?? createPrometheusMetrics({ pool: await nativePool(orm), log });
+  const metrics = createPrometheusMetrics({ pool: await nativePool(orm), log });
   const worker = await Worker.create({
     connection,
     namespace: config.temporal.namespace,
