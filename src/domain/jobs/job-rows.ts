@@ -69,10 +69,10 @@ export async function claimRun(em: EntityManager, jobId: string, runId: string, 
   return claimed === 1;
 }
 
-/** Fails a row whose workflow was never started (still `queued`, bound to no run). */
-export async function failUnstartedJob(em: EntityManager, jobId: string): Promise<void> {
+/** Fails a row whose workflow was never started (still `queued`, bound to no run); false if it was not one. */
+export async function failUnstartedJob(em: EntityManager, jobId: string): Promise<boolean> {
   const failedAt = new Date();
-  await em.nativeUpdate(
+  const changed = await em.nativeUpdate(
     Job,
     { id: jobId, runId: null, status: 'queued' },
     {
@@ -82,6 +82,7 @@ export async function failUnstartedJob(em: EntityManager, jobId: string): Promis
       updatedAt: failedAt,
     },
   );
+  return changed === 1;
 }
 
 const CLOSED_TO_STATUS: Record<Exclude<WorkflowState, 'running'>, JobStatus> = {

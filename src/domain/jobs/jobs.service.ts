@@ -23,7 +23,7 @@ import { TERMINAL_JOB_STATUSES, type JobStatus } from './job-status.ts';
 import { Job } from './job.entity.ts';
 import type { JobWorkflow, JobWorkflowArgs, JobWorkflowInputs } from './workflow-inputs.ts';
 import { lockForTransaction } from '../../db/transaction-lock.ts';
-import { NO_METRICS, type Metrics } from '../../observability/metrics.ts';
+import { NO_METRICS, type JobOutcome, type Metrics } from '../../observability/metrics.ts';
 
 export interface StartJobRequest<W extends JobWorkflow = JobWorkflow> {
   /** Job kind, also the first part of the workflow id and the `JobKind` search attribute. */
@@ -82,7 +82,10 @@ const CLAIM_BACKOFF_MS = 100;
 
 export function createJobsService(deps: {
   launcher: JobLauncher;
-  /** Where starts (and starts that failed) are counted; the worker counts how jobs end (activities/jobs.ts). */
+  /**
+   * Where starts are counted, and the ends no workflow wrote (a start that failed, a run that closed unrecorded);
+   * the worker counts the others (activities/jobs.ts).
+   */
   metrics?: Pick<Metrics, 'jobStarted' | 'jobFinished'>;
 }) {
   const { launcher } = deps;
@@ -97,6 +100,12 @@ export function createJobsService(deps: {
     const state = await launcher.describe(job.workflowId, job.runId);
     if (state === 'running') return false;
     await recordRunClosed(tx, job, state);
+    // A run that ended without its workflow writing the row (terminated, timed out, lost): its end is counted here.
+    metrics.jobFinished(
+      job.kind,
+      job.status as JobOutcome,
+      ((job.finishedAt ?? new Date()).getTime() - job.createdAt.getTime()) / 1000,
+    );
     return true;
   }
 
@@ -144,8 +153,9 @@ export function createJobsService(deps: {
    * stand in for a job that never runs, and every later start on its key would return it.
    */
   async function abandon(scope: WorkspaceScope, job: Job): Promise<void> {
-    await failUnstartedJob(scope.em.fork(), job.id);
-    metrics.jobFinished(job.kind, 'failed', (Date.now() - job.createdAt.getTime()) / 1000);
+    if (await failUnstartedJob(scope.em.fork(), job.id)) {
+      metrics.jobFinished(job.kind, 'failed', (Date.now() - job.createdAt.getTime()) / 1000);
+    }
   }
 
   /**
