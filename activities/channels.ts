@@ -27,7 +27,7 @@ interface PostRef {
 }
 
 export function createChannelActivities(deps: ActivityDeps) {
-  const { orm, audit, channels, studio } = deps;
+  const { orm, audit, channels, studio, metrics } = deps;
   const actorOf = (input: PostRef) => `workflow:${input.jobId}`;
 
   return {
@@ -75,7 +75,7 @@ export function createChannelActivities(deps: ActivityDeps) {
             // takes its place before it is sent.
             const rules = channels.adapters.get(account.network).rules;
             await claimAllowance(scope.em, account, rules, post.id, new Date());
-            return await channels.access.withClient(scope, account, (client) =>
+            const sent = await channels.access.withClient(scope, account, (client) =>
               client.publish({
                 content: contentOf(post),
                 recordKey: post.recordKey,
@@ -98,7 +98,14 @@ export function createChannelActivities(deps: ActivityDeps) {
                 heartbeat: () => context.heartbeat(),
               }),
             );
+            metrics.channelPost(account.network, 'attempt_sent');
+            return sent;
           } catch (error) {
+            // Each attempt that did not get through, by why: the workflow waits a rate limit out or retries.
+            metrics.channelPost(
+              account.network,
+              error instanceof RateLimitedError ? 'attempt_rate_limited' : 'attempt_failed',
+            );
             if (!(error instanceof RateLimitedError)) throw error;
             throw ApplicationFailure.create({
               type: 'rate_limited',
@@ -115,7 +122,7 @@ export function createChannelActivities(deps: ActivityDeps) {
     async recordChannelPostPublished(input: PostRef & { externalId: string; externalUrl: string }): Promise<void> {
       await translateErrors(async () => {
         const scope = activityScope(orm, input);
-        await movePost(scope.em, audit, {
+        const moved = await movePost(scope.em, audit, {
           postId: input.postId,
           to: 'published',
           from: ['publishing'],
@@ -123,6 +130,7 @@ export function createChannelActivities(deps: ActivityDeps) {
           actor: actorOf(input),
           details: { jobId: input.jobId, externalId: input.externalId },
         });
+        if (moved) metrics.channelPost(moved.post.network, 'published');
       });
     },
 
@@ -131,7 +139,7 @@ export function createChannelActivities(deps: ActivityDeps) {
       await translateErrors(async () => {
         const scope = activityScope(orm, input);
         const error: PostError = { ...input.error, at: new Date().toISOString() };
-        await movePost(scope.em, audit, {
+        const moved = await movePost(scope.em, audit, {
           postId: input.postId,
           to: 'failed',
           from: ['scheduled', 'publishing'],
@@ -139,6 +147,7 @@ export function createChannelActivities(deps: ActivityDeps) {
           actor: actorOf(input),
           details: { jobId: input.jobId, code: input.error.code },
         });
+        if (moved) metrics.channelPost(moved.post.network, 'failed');
       });
     },
 

@@ -9,8 +9,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ActivityDeps } from './deps.ts';
 import { translateErrors } from './support/activity-errors.ts';
 
-export function createCreditActivities({ orm }: ActivityDeps) {
-  const credits = createCreditsService();
+export function createCreditActivities({ orm, metrics }: ActivityDeps) {
+  const credits = createCreditsService({ metrics });
   const audit = createAuditService();
 
   /**

@@ -6,6 +6,7 @@ import type { ChannelCore } from '../src/domain/channels/channel-core.ts';
 import type { CreativeStudio } from '../src/domain/creative/studio.ts';
 import type { CreativeServices } from '../src/domain/creative-services.ts';
 import type { SafeFetch } from '../src/net/safe-fetch.ts';
+import type { Metrics } from '../src/observability/metrics.ts';
 import type { PlatformLinks } from '../src/public/brand-site/site-model.ts';
 import type { ToolServerListing } from '../src/public/well-known/server-card.ts';
 
@@ -18,6 +19,8 @@ export interface ActivityDeps extends CreativeServices {
   /** The SSRF-guarded fetcher for anything on the open web (CSV imports, product images). */
   safeFetch: Pick<SafeFetch, 'fetch'>;
   audit: AuditService;
+  /** The worker's metrics registry (job endings, credit postings, channel posts). */
+  metrics: Metrics;
   /** The social networks' adapters and the connected accounts' credentials. */
   channels: ChannelCore;
   /** Posts published within this many days have their metrics pulled. */

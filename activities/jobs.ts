@@ -6,10 +6,15 @@ import { JobStep, type JobError, type JobProgress } from '../src/domain/jobs/job
 import * as jobRows from '../src/domain/jobs/job-rows.ts';
 import { newId } from '../src/domain/shared/ids.ts';
 import { acrossWorkspaces } from '../src/domain/shared/scope.ts';
+import type { JobOutcome } from '../src/observability/metrics.ts';
 import type { ActivityDeps } from './deps.ts';
 
 /** Each write goes through job-rows.ts, where it is guarded by the transition table (job-status.ts). */
-export function createJobActivities({ orm }: ActivityDeps) {
+export function createJobActivities({ orm, metrics }: ActivityDeps) {
+  /** Counted only by the write that moved the row, so an activity retried after it counts nothing. */
+  const count = (outcome: JobOutcome, job: jobRows.FinishedJob | null) => {
+    if (job) metrics.jobFinished(job.kind, outcome, (job.finishedAt.getTime() - job.createdAt.getTime()) / 1000);
+  };
   /**
    * A workflow keeps its own job's row, addressed by the job's id (unique across workspaces, created in the
    * workspace's scope when the job started); its workflow input carries no scope for these calls.
@@ -29,15 +34,15 @@ export function createJobActivities({ orm }: ActivityDeps) {
     },
 
     async completeJob(jobId: string, result: Record<string, unknown>): Promise<void> {
-      await jobRows.completeJob(jobRowsEm(), jobId, result);
+      count('succeeded', await jobRows.completeJob(jobRowsEm(), jobId, result));
     },
 
     async failJob(jobId: string, error: JobError): Promise<void> {
-      await jobRows.failJob(jobRowsEm(), jobId, error);
+      count('failed', await jobRows.failJob(jobRowsEm(), jobId, error));
     },
 
     async markJobCancelled(jobId: string): Promise<void> {
-      await jobRows.markJobCancelled(jobRowsEm(), jobId);
+      count('cancelled', await jobRows.markJobCancelled(jobRowsEm(), jobId));
     },
 
     /**

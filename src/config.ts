@@ -248,6 +248,13 @@ const EnvSchema = z.object({
       (origins) => origins.every((origin) => /^https?:\/\/[^/\s]+$/.test(origin)),
       'must be a comma-separated list of origins like https://inspector.example.com',
     ),
+
+  // Metrics (docs/metrics.md): where Prometheus reads each process's registry. Unset, nothing is exposed.
+  METRICS_HOST: optionalString,
+  METRICS_PORT: port.optional(),
+  METRICS_TOKEN: optionalString.pipe(z.string().min(32, 'must be at least 32 characters long').optional()),
+  WORKER_APP_METRICS_PORT: port.optional(),
+  WORKER_METRICS_PORT: port.optional(),
 });
 
 /**
@@ -382,6 +389,19 @@ export interface Config {
    * off (no SDK is started). `headers` may carry a vendor's API key: never log them.
    */
   tracing: { tracesUrl: string | null; headers: Record<string, string>; sampleRatio: number };
+  /** Where each process exposes its metrics (docs/metrics.md); every port unset means not exposed. */
+  metrics: {
+    /** The address the metrics listeners bind to (default: HTTP_HOST). */
+    host: string;
+    /** The API's own `/metrics` listener. */
+    apiPort: number | undefined;
+    /** Bearer token for `/metrics`: with it the platform host serves `/metrics` too, and every listener asks for it. */
+    token: string | undefined;
+    /** The worker's own registry (jobs, credits, channel posts, Node, pool). */
+    workerAppPort: number | undefined;
+    /** The Temporal SDK's runtime metrics of the worker (served by the SDK's core). */
+    workerSdkPort: number | undefined;
+  };
   /** Creative engines: the built-in deterministic ones, or an OpenAI-compatible HTTP API. */
   creative:
     | { provider: 'builtin' }
@@ -473,6 +493,14 @@ export function loadConfig(env: Env): Config {
     if (!e.OPENAI_BASE_URL) crossProblems.push('OPENAI_BASE_URL is required when CREATIVE_PROVIDER=openai');
     else if (!/^https?:\/\//.test(e.OPENAI_BASE_URL)) crossProblems.push('OPENAI_BASE_URL must be an http(s) URL');
     if (!e.OPENAI_API_KEY) crossProblems.push('OPENAI_API_KEY is required when CREATIVE_PROVIDER=openai');
+  }
+  const metricsPorts = [e.HTTP_PORT, e.METRICS_PORT, e.WORKER_APP_METRICS_PORT, e.WORKER_METRICS_PORT].filter(
+    (value) => value !== undefined,
+  );
+  if (new Set(metricsPorts).size !== metricsPorts.length) {
+    crossProblems.push(
+      'HTTP_PORT, METRICS_PORT, WORKER_APP_METRICS_PORT and WORKER_METRICS_PORT must all differ (each is a listener of its own)',
+    );
   }
   if (crossProblems.length > 0) throw new ConfigError(crossProblems);
 
@@ -567,6 +595,13 @@ export function loadConfig(env: Env): Config {
           (e.OTEL_EXPORTER_OTLP_ENDPOINT ? `${e.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces` : null)),
       headers: e.OTEL_EXPORTER_OTLP_HEADERS ?? {},
       sampleRatio: e.OTEL_TRACES_SAMPLER_ARG,
+    },
+    metrics: {
+      host: e.METRICS_HOST ?? e.HTTP_HOST,
+      apiPort: e.METRICS_PORT,
+      token: e.METRICS_TOKEN,
+      workerAppPort: e.WORKER_APP_METRICS_PORT,
+      workerSdkPort: e.WORKER_METRICS_PORT,
     },
     creative:
       e.CREATIVE_PROVIDER === 'openai'

@@ -63,6 +63,10 @@ import { createChannelPostsService } from './domain/channels/channel-posts.servi
 import { createChannelClickRecorder } from './domain/channels/channel-clicks.ts';
 import { channelFetchOptions } from './net/channel-fetch.ts';
 import { ensureChannelMetricsSchedule } from './temporal/channel-metrics-schedule.ts';
+// Metrics (issue 24): one prom-client registry per process, handed to what records.
+import { nativePool } from './db/prepared.ts';
+import { rollupLagSeconds } from './domain/analytics/rollups.ts';
+import { createPrometheusMetrics, type PrometheusMetrics } from './observability/prometheus.ts';
 
 export interface Container {
   config: Config;
@@ -78,6 +82,8 @@ export interface Container {
   safeFetch: SafeFetch;
   /** The same guard for the social networks' API clients (channel-fetch.ts). */
   channelFetch: SafeFetch;
+  /** This process's metrics registry (docs/metrics.md); what records gets it as the `Metrics` port. */
+  metrics: PrometheusMetrics;
   close(): Promise<void>;
 }
 
@@ -89,13 +95,14 @@ function createServices(
   safeFetch: SafeFetch,
   apiKeys: ApiKeyCache,
   channelFetch: SafeFetch,
+  metrics: PrometheusMetrics,
 ) {
-  const credits = createCreditsService();
+  const credits = createCreditsService({ metrics });
   const audit = createAuditService();
   const launcher = createTemporalJobLauncher(temporal.client, config.temporal.taskQueue);
   const republish = createRepublishPort({ client: temporal.client, taskQueue: config.temporal.taskQueue, log });
   const studio = createConfiguredStudio(config, safeFetch);
-  const jobs = createJobsService({ launcher });
+  const jobs = createJobsService({ launcher, metrics });
   const quotes = createQuotesService({ credits });
   const campaigns = createCampaignsService({ republish, orm });
   const { brand, generation } = createCreativeServices({ studio, republish });
@@ -133,7 +140,7 @@ function createServices(
     passwords: createPasswordsService(),
     audit,
     sessions: createSessionsService(),
-    rateLimiter: createRateLimiter(orm),
+    rateLimiter: createRateLimiter(orm, { metrics }),
     connectedApps: createConnectedAppsService(),
     credits,
     jobs,
@@ -151,7 +158,7 @@ function createServices(
     productImports: createProductImportsService({ jobs }),
     health: createHealthService({ orm, temporal: temporal.connection, namespace: config.temporal.namespace }),
     organization: createOrganizationService({ credits, brandSiteUrl: (slug) => brandSiteUrl(config, slug) }),
-    siteEvents: createSiteEventRecorder(orm),
+    siteEvents: createSiteEventRecorder(orm, { metrics }),
     concierge: createConciergeService(),
     channels,
     channelPosts,
@@ -213,7 +220,12 @@ export async function createContainer(config: Config, options: ContainerOptions 
     const provider = await createOidcProvider({ config, orm, log, safeFetch });
     const verifyBearer = createBearerVerifier({ provider, orm, config });
     const apiKeys = createApiKeyCache({ ttlMs: config.apiKeyCacheTtlMs });
-    const services = createServices(config, orm, temporal, log, safeFetch, apiKeys, channelFetch);
+    const metrics = createPrometheusMetrics({
+      pool: await nativePool(orm),
+      rollupLagSeconds: () => rollupLagSeconds(orm),
+      log,
+    });
+    const services = createServices(config, orm, temporal, log, safeFetch, apiKeys, channelFetch, metrics);
     if (!options.lazyTemporal) {
       // Stored pages written under older publishing rules are replaced now, not at the brand's next change.
       await republishOutdatedSites({ em: acrossWorkspaces(orm.em), republish: services.republish, log }).catch(
@@ -227,9 +239,10 @@ export async function createContainer(config: Config, options: ContainerOptions 
       temporal,
       services,
       oauth: { provider, verifyBearer },
-      authenticator: createAuthenticator({ orm, verifyBearer, apiKeys }),
+      authenticator: createAuthenticator({ orm, verifyBearer, apiKeys, metrics }),
       safeFetch,
       channelFetch,
+      metrics,
       async close() {
         await safeFetch.close();
         await channelFetch.close();

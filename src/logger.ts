@@ -51,4 +51,14 @@ export function createLogger(options: { level: string; name: string }, destinati
   return destination ? pino(settings, destination) : pino(settings);
 }
 
+/**
+ * A logger for lines whose every field is set by the code and can never hold a secret (the access log): the
+ * same destination, level and bindings as `log`, without the redaction pass, which cost about ten times the
+ * rest of writing such a line (~60 µs against ~7 µs), once per request. Never give it an object from outside.
+ */
+export function fixedFieldLogger(log: Logger): Logger {
+  const destination = (log as unknown as Record<symbol, DestinationStream>)[pino.symbols.streamSym];
+  return pino({ level: log.level, base: log.bindings(), timestamp: pino.stdTimeFunctions.isoTime }, destination);
+}
+
 export type { Logger };

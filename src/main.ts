@@ -8,6 +8,7 @@ import { createHttpApp } from './http/app.ts';
 import { createLogger } from './logger.ts';
 import { pruneExpiredPayloads } from './auth/oidc/adapter.ts';
 import { startTracing } from './tracing/sdk.ts';
+import { startMetricsServer } from './observability/metrics-endpoint.ts';
 
 const config = loadConfigOrExit();
 const log = createLogger({ level: config.logLevel, name: 'api' });
@@ -40,6 +41,18 @@ const housekeeping = setInterval(() => {
 }, 10 * 60_000);
 housekeeping.unref();
 
+// The API's /metrics on a listener of its own (docs/metrics.md); unset, the registry is served nowhere else
+// than the platform host's token-guarded route, if that is configured.
+const metricsServer = config.metrics.apiPort
+  ? await startMetricsServer({
+      host: config.metrics.host,
+      port: config.metrics.apiPort,
+      token: config.metrics.token,
+      scrape: container.metrics.scrape,
+      log,
+    })
+  : null;
+
 let stopping = false;
 async function shutdown(signal: string) {
   if (stopping) return;
@@ -48,6 +61,7 @@ async function shutdown(signal: string) {
   const force = setTimeout(() => process.exit(1), 10_000).unref();
   server.close();
   server.closeIdleConnections();
+  await metricsServer?.close();
   await close();
   await container!.close();
   await tracing?.shutdown();

@@ -6,7 +6,7 @@
  * SIGINT/SIGTERM drain: in-flight activities get `shutdownGraceTime` to finish, then the worker stops.
  */
 import { fileURLToPath } from 'node:url';
-import { NativeConnection, Runtime, Worker, DefaultLogger, type WorkerOptions } from '@temporalio/worker';
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
 import { createActivities } from '../activities/index.ts';
 import { loadConfigOrExit, type Config } from './config.ts';
@@ -24,9 +24,16 @@ import { createRepublishPort } from './temporal/temporal-republish-port.ts';
 import { WORKFLOW_INTERCEPTOR_MODULES, WORKFLOWS_PATH } from './temporal/workflows-path.ts';
 import { clientTracingInterceptors, workerTracingOptions } from './temporal/tracing-interceptors.ts';
 import { startTracing } from './tracing/sdk.ts';
+// Metrics (issue 24): the worker's own registry, and the Temporal SDK runtime's exporter.
+import { nativePool } from './db/prepared.ts';
+import { startMetricsServer, type MetricsServer } from './observability/metrics-endpoint.ts';
+import { createPrometheusMetrics, type PrometheusMetrics } from './observability/prometheus.ts';
+import { installWorkerRuntime } from './observability/temporal-runtime.ts';
 
 export interface RunningWorker {
   worker: Worker;
+  /** The worker's metrics registry (served on WORKER_APP_METRICS_PORT when set). */
+  metrics: PrometheusMetrics;
   /** Resolves when the worker has stopped (after `shutdown()` or a signal). */
   done: Promise<void>;
   shutdown(): Promise<void>;
@@ -65,6 +72,7 @@ export async function startWorker(
   const studio = createConfiguredStudio(config, safeFetch);
   const channelFetch = createSafeFetch(channelFetchOptions(config, options.safeFetch));
   const audit = createAuditService();
+  const metrics = createPrometheusMetrics({ pool: await nativePool(orm), log });
   const worker = await Worker.create({
     connection,
     namespace: config.temporal.namespace,
@@ -79,6 +87,7 @@ export async function startWorker(
       safeFetch,
       republish,
       audit,
+      metrics,
       channels: createChannelCore({ config, fetch: channelFetch.apiFetch, audit }),
       channelMetricsMaxAgeDays: config.channels.metricsMaxAgeDays,
       ...createCreativeServices({ studio, republish }),
@@ -91,7 +100,17 @@ export async function startWorker(
     }),
     shutdownGraceTime: '30s',
   });
+  const metricsServer: MetricsServer | null = config.metrics.workerAppPort
+    ? await startMetricsServer({
+        host: config.metrics.host,
+        port: config.metrics.workerAppPort,
+        token: config.metrics.token,
+        scrape: metrics.scrape,
+        log,
+      })
+    : null;
   const done = worker.run().finally(async () => {
+    await metricsServer?.close();
     await clientConnection.close();
     await safeFetch.close();
     await channelFetch.close();
@@ -100,6 +119,7 @@ export async function startWorker(
   });
   return {
     worker,
+    metrics,
     done,
     shutdown: async () => {
       worker.shutdown();
@@ -112,7 +132,7 @@ const isEntryPoint = process.argv[1] && fileURLToPath(import.meta.url) === proce
 if (isEntryPoint) {
   const config = loadConfigOrExit();
   const log = createLogger({ level: config.logLevel, name: 'worker' });
-  Runtime.install({ logger: new DefaultLogger('WARN') });
+  installWorkerRuntime(config);
   const tracing = startTracing(config, 'worker', log);
   try {
     const running = await startWorker(config, log);

@@ -11,6 +11,7 @@
  * debugger port) and the next SIGUSR2 writes it to that file and prints `{"profiled":"<file>"}`.
  */
 import fs from 'node:fs/promises';
+import { NO_METRICS } from '../../src/observability/metrics.ts';
 import http from 'node:http';
 import { Session } from 'node:inspector/promises';
 import Koa from 'koa';
@@ -70,6 +71,7 @@ const publishing = createPublishingActivities({
   brand: undefined as never,
   generation: undefined as never,
   audit: undefined as never,
+  metrics: NO_METRICS,
   channels: undefined as never,
   channelMetricsMaxAgeDays: 0,
   sites: {

@@ -13,6 +13,7 @@ import { runPrepared, type PreparedStatement } from '../db/prepared.ts';
 import { hashApiKeySecret, looksLikeApiKey } from './api-key-secrets.ts';
 import type { Principal } from './principal.ts';
 import { UnauthenticatedError, type UnauthenticatedReason } from '../errors.ts';
+import { NO_METRICS, type Metrics } from '../observability/metrics.ts';
 
 /** Why credentials were refused; the error's `code` (see `ERROR_TABLE`). */
 export type AuthenticationFailureReason = Exclude<UnauthenticatedReason, 'unauthenticated'>;
@@ -84,7 +85,15 @@ export function createApiKeyCache(options: { ttlMs: number }): ApiKeyCache {
   };
 }
 
-export function createAuthenticator(deps: { orm: MikroORM; verifyBearer?: BearerVerifier; apiKeys: ApiKeyCache }) {
+export function createAuthenticator(deps: {
+  orm: MikroORM;
+  verifyBearer?: BearerVerifier;
+  apiKeys: ApiKeyCache;
+  /** Where refusals are counted, by reason (the error code). */
+  metrics?: Pick<Metrics, 'authFailure'>;
+}) {
+  const metrics = deps.metrics ?? NO_METRICS;
+
   async function lookUp(secretHash: string): Promise<{ key: KeyRow | undefined; fresh: boolean }> {
     const cached = deps.apiKeys.get(secretHash);
     if (cached) return { key: cached.row ?? undefined, fresh: false };
@@ -142,37 +151,46 @@ export function createAuthenticator(deps: { orm: MikroORM; verifyBearer?: Bearer
     };
   }
 
+  async function authenticate(source: CredentialSource): Promise<Principal> {
+    if (QUERY_TOKEN_PARAMETERS.some((name) => source.query[name] !== undefined)) {
+      throw refused(
+        'token_in_query',
+        'Credentials in the query string are refused: send Authorization: Bearer <token> or an x-api-key header',
+      );
+    }
+    const authorization = source.authorization?.trim();
+    const apiKey = source.apiKey?.trim();
+    // Two credentials could name two workspaces or two people; acting on either would be a guess, and
+    // accepting a garbage one beside a valid one hides a client bug (or a probe). One request, one credential.
+    if (authorization && apiKey) {
+      throw refused(
+        'conflicting_credentials',
+        'Send exactly one credential: either Authorization: Bearer <access token> or x-api-key, not both',
+      );
+    }
+    if (authorization) {
+      const match = /^Bearer\s+(\S+)$/i.exec(authorization);
+      if (!match?.[1]) {
+        throw refused('invalid_token', 'The Authorization header must be "Bearer <access token>"');
+      }
+      if (!deps.verifyBearer) throw refused('invalid_token', 'The access token is not valid');
+      return deps.verifyBearer(match[1]);
+    }
+    if (apiKey) return authenticateApiKey(apiKey);
+    throw refused(
+      'missing_credentials',
+      'Authentication required: send Authorization: Bearer <access token> (OAuth) or x-api-key: <workspace API key>',
+    );
+  }
+
   return {
     async authenticate(source: CredentialSource): Promise<Principal> {
-      if (QUERY_TOKEN_PARAMETERS.some((name) => source.query[name] !== undefined)) {
-        throw refused(
-          'token_in_query',
-          'Credentials in the query string are refused: send Authorization: Bearer <token> or an x-api-key header',
-        );
+      try {
+        return await authenticate(source);
+      } catch (error) {
+        if (error instanceof UnauthenticatedError) metrics.authFailure(error.code);
+        throw error;
       }
-      const authorization = source.authorization?.trim();
-      const apiKey = source.apiKey?.trim();
-      // Two credentials could name two workspaces or two people; acting on either would be a guess, and
-      // accepting a garbage one beside a valid one hides a client bug (or a probe). One request, one credential.
-      if (authorization && apiKey) {
-        throw refused(
-          'conflicting_credentials',
-          'Send exactly one credential: either Authorization: Bearer <access token> or x-api-key, not both',
-        );
-      }
-      if (authorization) {
-        const match = /^Bearer\s+(\S+)$/i.exec(authorization);
-        if (!match?.[1]) {
-          throw refused('invalid_token', 'The Authorization header must be "Bearer <access token>"');
-        }
-        if (!deps.verifyBearer) throw refused('invalid_token', 'The access token is not valid');
-        return deps.verifyBearer(match[1]);
-      }
-      if (apiKey) return authenticateApiKey(apiKey);
-      throw refused(
-        'missing_credentials',
-        'Authentication required: send Authorization: Bearer <access token> (OAuth) or x-api-key: <workspace API key>',
-      );
     },
   };
 }

@@ -32,6 +32,8 @@ import { brandSiteRoutes } from './routes/brand-site.ts';
 import { conciergeMiddleware } from './routes/brand-concierge.ts';
 import { createBufferedSink } from '../domain/analytics/buffered-sink.ts';
 import { createBrandFastPath } from './brand-fast-path.ts';
+import { accessLog } from './middleware/access-log.ts';
+import { metricsRoutes } from './routes/metrics.ts';
 
 export interface HttpApp {
   app: Koa;
@@ -67,7 +69,8 @@ export function createHttpApp(container: Container): HttpApp {
   // The authorization server is mounted into this app and signs its cookies with this app's keys.
   app.keys = [...config.secrets.cookieKeys];
   const resolveSite = createSiteResolver(config);
-  const endpoint: McpEndpoint = createMcpEndpoint({ orm: container.orm, services, log });
+  const { metrics } = container;
+  const endpoint: McpEndpoint = createMcpEndpoint({ orm: container.orm, services, log, metrics });
   const { authenticator } = container;
   const platformCsrf = createCsrf({
     keys: config.secrets.cookieKeys,
@@ -80,6 +83,8 @@ export function createHttpApp(container: Container): HttpApp {
   const platform = compose([
     // The dashboard's pages (and, harmlessly, the JSON endpoints beside them) may not be framed.
     noFraming(),
+    // Metrics on the platform host only with a token (docs/metrics.md); a listener of its own is preferred.
+    ...(config.metrics.token ? [metricsRoutes({ token: config.metrics.token, scrape: metrics.scrape })] : []),
     protectedResourceRoutes(config),
     mediaRoutes(services.media, services.channels.mediaLinks),
     mcpRoutes({
@@ -99,6 +104,7 @@ export function createHttpApp(container: Container): HttpApp {
       limiter: services.rateLimiter,
       rateLimit: toolServerPolicy,
       recorder: services.siteEvents,
+      metrics,
     }),
     dashboardRoutes({
       container,
@@ -146,6 +152,7 @@ export function createHttpApp(container: Container): HttpApp {
     events: services.siteEvents,
     servedEvents,
     log,
+    metrics,
     channelClicks: services.channelClicks,
     concierge: conciergeMiddleware({
       concierge: services.concierge,
@@ -161,6 +168,8 @@ export function createHttpApp(container: Container): HttpApp {
 
   app.use(traceRequests()); // first, so its span covers the whole request (docs/tracing.md)
   app.use(requestId());
+  // Outside the error boundary, so the line and the count see the status the boundary answered with.
+  app.use(accessLog({ log, metrics, resolveSite }));
   app.use(errorBoundary(log));
   app.use(async (ctx, next) => {
     const site = resolveSite(ctx.hostname);
@@ -175,6 +184,7 @@ export function createHttpApp(container: Container): HttpApp {
     reader: services.siteReader,
     servedEvents,
     log,
+    metrics,
     trustProxy: config.http.trustProxy,
   });
   const koaListener = app.callback();

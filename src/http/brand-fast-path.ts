@@ -14,11 +14,13 @@ import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
 import type { SiteEventSink } from '../domain/analytics/site-events.ts';
 import type { SiteReader } from '../domain/publishing/site-store.ts';
-import type { Logger } from '../logger.ts';
+import { fixedFieldLogger, type Logger } from '../logger.ts';
+import { NO_METRICS, type Metrics } from '../observability/metrics.ts';
 import type { SlotChoice } from '../public/brand-site/assemble.ts';
 import { BRAND_PATHS } from '../public/brand-site/site-model.ts';
 import type { Site } from './hosts.ts';
 import { SAFE_REQUEST_ID } from './middleware/request-id.ts';
+import { recordRequest } from './middleware/access-log.ts';
 import {
   documentPath,
   fileResponse,
@@ -36,6 +38,8 @@ export interface BrandFastPathDeps {
   reader: SiteReader;
   servedEvents: SiteEventSink;
   log: Logger;
+  /** Requests answered here are counted and logged like Koa's (access-log.ts). */
+  metrics?: Metrics;
   /** Koa's `proxy` setting: when set, `X-Forwarded-Host` names the host, which is left to Koa. */
   trustProxy: boolean;
 }
@@ -59,7 +63,10 @@ export function createBrandFastPath(
   deps: BrandFastPathDeps,
 ): (req: http.IncomingMessage, res: http.ServerResponse) => boolean {
   const { reader } = deps;
+  const metrics = deps.metrics ?? NO_METRICS;
+  const accessLog = fixedFieldLogger(deps.log);
   const answer = (req: http.IncomingMessage, res: http.ServerResponse): boolean => {
+    const started = performance.now();
     const headers = req.headers;
     if (req.method !== 'GET' || req.httpVersionMajor >= 2) return false;
     if (headers['if-none-match'] !== undefined || headers['if-modified-since'] !== undefined) return false;
@@ -102,13 +109,23 @@ export function createBrandFastPath(
     }
 
     const incomingId = headers['x-request-id'];
+    const requestId = typeof incomingId === 'string' && SAFE_REQUEST_ID.test(incomingId) ? incomingId : randomUUID();
     res.writeHead(200, {
-      'x-request-id': typeof incomingId === 'string' && SAFE_REQUEST_ID.test(incomingId) ? incomingId : randomUUID(),
+      'x-request-id': requestId,
       ...response.headers,
       'Content-Type': response.contentType,
       'Content-Length': Buffer.byteLength(response.body),
     });
     res.end(response.body);
+    recordRequest(accessLog, metrics, {
+      requestId,
+      host: 'brand',
+      route: 'document',
+      method: 'GET',
+      status: 200,
+      durationMs: Math.round((performance.now() - started) * 100) / 100,
+      principal: 'anonymous',
+    });
     if (impressions)
       recordMarkdownImpressions(deps.servedEvents, deps.log, head, impressions.sessionId, impressions.choices);
     return true;

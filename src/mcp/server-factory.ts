@@ -20,8 +20,10 @@ import type { Job } from '../domain/jobs/job.entity.ts';
 import { AppError, ERROR_TABLE } from '../errors.ts';
 import { actorOf, type Principal } from '../auth/principal.ts';
 import type { Logger } from '../logger.ts';
+import { NO_METRICS, type Metrics } from '../observability/metrics.ts';
 import { PLATFORM_NAME, PLATFORM_VERSION } from '../version.ts';
 import { callTool } from './call-tool.ts';
+import { ERROR_META_KEY } from './tool-result.ts';
 import type { ToolContext } from './define-tool.ts';
 import { getPrompt, promptListing } from './prompts.ts';
 import { CATALOGUE, PROFILE_SUMMARIES, type CompiledProfile } from './registry.ts';
@@ -158,10 +160,13 @@ export interface McpServerFactoryDeps {
   services: McpServices;
   log: Logger;
   catalogue?: ReadonlyMap<string, CompiledProfile>;
+  /** Where tool calls are counted (by tool, action, era and outcome). */
+  metrics?: Pick<Metrics, 'toolCall'>;
 }
 
 export function createMcpServerFactory(deps: McpServerFactoryDeps) {
   const catalogue = deps.catalogue ?? CATALOGUE;
+  const metrics = deps.metrics ?? NO_METRICS;
   // Per profile, once: which prompts, resource templates and flows it shows, and their listings.
   const compiled = new Map<
     string,
@@ -293,10 +298,30 @@ export function createMcpServerFactory(deps: McpServerFactoryDeps) {
         profileSummaries: PROFILE_SUMMARIES,
         audit,
       };
-      const result = await callTool(profile, request.params.name, request.params.arguments, ctx);
-      const started = job as Job | null;
+      const started = performance.now();
+      const labels = toolCallLabels(profile, request.params.name, request.params.arguments);
+      let result: Awaited<ReturnType<typeof callTool>>;
+      try {
+        result = await callTool(profile, request.params.name, request.params.arguments, ctx);
+      } catch (error) {
+        // An unknown tool (a protocol error), or a failure the SDK turns into one.
+        metrics.toolCall({
+          ...labels,
+          era,
+          outcome: labels.tool === 'unknown' ? 'unknown_tool' : 'internal_error',
+          seconds: (performance.now() - started) / 1000,
+        });
+        throw error;
+      }
+      metrics.toolCall({
+        ...labels,
+        era,
+        outcome: result.isError ? errorCodeOf(result) : 'ok',
+        seconds: (performance.now() - started) / 1000,
+      });
+      const startedJob = job as Job | null;
       if (
-        started &&
+        startedJob &&
         !result.isError &&
         wantsTask(
           era,
@@ -307,7 +332,7 @@ export function createMcpServerFactory(deps: McpServerFactoryDeps) {
         const text = result.content.find((block) => block.type === 'text');
         return server.taskCreated(
           requestContext,
-          createTaskResult(started, era, text && 'text' in text ? text.text : ''),
+          createTaskResult(startedJob, era, text && 'text' in text ? text.text : ''),
         );
       }
       return result;
@@ -315,4 +340,23 @@ export function createMcpServerFactory(deps: McpServerFactoryDeps) {
 
     return server;
   };
+}
+
+/**
+ * A tool call's labels, bounded by the catalogue: the tool's name only when the caller's profile has it, the
+ * action only when the tool defines it (`none` otherwise), so a client's arguments never become a label.
+ */
+function toolCallLabels(profile: CompiledProfile, name: string, args: unknown): { tool: string; action: string } {
+  const definition = profile.tools.get(name)?.definition;
+  if (!definition) return { tool: 'unknown', action: 'none' };
+  const selected =
+    args && typeof args === 'object' ? (args as Record<string, unknown>)[definition.selector] : undefined;
+  const action = typeof selected === 'string' && Object.hasOwn(definition.actions, selected) ? selected : 'none';
+  return { tool: name, action };
+}
+
+/** The stable error code of an `isError` result (tool-result.ts puts it in `_meta`); `internal_error` if absent. */
+function errorCodeOf(result: { _meta?: Record<string, unknown> }): string {
+  const code = (result._meta?.[ERROR_META_KEY] as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && Object.hasOwn(ERROR_TABLE, code) ? code : 'internal_error';
 }

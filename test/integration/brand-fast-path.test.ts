@@ -6,6 +6,8 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import { NO_METRICS, type HttpRequestRecord } from '../../src/observability/metrics.ts';
 import type { SiteEvent } from '../../src/domain/analytics/site-events.ts';
 import { Workspace } from '../../src/domain/workspaces/workspace.entity.ts';
 import { createBrandFastPath } from '../../src/http/brand-fast-path.ts';
@@ -28,6 +30,10 @@ let koaPort: number;
 /** Whether the hot path answered the latest request to the hot-path server (requests are sequential). */
 let answeredByHotPath = false;
 const hotPathImpressions: SiteEvent[] = [];
+/** What the hot path counted and logged, and how many requests it answered. */
+const hotPathCounted: HttpRequestRecord[] = [];
+const hotPathLogLines: Record<string, unknown>[] = [];
+let hotPathAnswered = 0;
 
 function listen(listener: http.RequestListener): Promise<number> {
   const server = http.createServer(listener);
@@ -87,11 +93,21 @@ beforeAll(async () => {
         hotPathImpressions.push(...events);
       },
     },
-    log: createLogger({ level: 'silent', name: 'test' }),
+    log: createLogger(
+      { level: 'info', name: 'test' },
+      new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          hotPathLogLines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+          done();
+        },
+      }),
+    ),
+    metrics: { ...NO_METRICS, httpRequest: (record) => hotPathCounted.push(record) },
     trustProxy: platform.config.http.trustProxy,
   });
   hotPort = await listen((req, res) => {
     answeredByHotPath = hotPath(req, res);
+    if (answeredByHotPath) hotPathAnswered += 1;
     if (!answeredByHotPath) void koa(req, res);
   });
   koaPort = await listen(koa);
@@ -166,6 +182,30 @@ describe('the hot path answers as Koa does', () => {
     await hotAnswer(campaignPath, visitor);
     expect(hotPathImpressions).toHaveLength(0); // HTML pages report through the beacon script
   });
+});
+
+test('every request the hot path answers is counted and logged once, as Koa does its own', async () => {
+  hotPathCounted.length = 0;
+  hotPathLogLines.length = 0;
+  const answeredBefore = hotPathAnswered;
+  await hotAnswer(campaignPath, visitor);
+  await hotAnswer('/llms.txt', visitor);
+  expect(hotPathAnswered - answeredBefore).toBeGreaterThanOrEqual(2);
+  expect(hotPathCounted).toHaveLength(hotPathAnswered - answeredBefore);
+  expect(hotPathCounted[0]).toMatchObject({ host: 'brand', route: 'document', method: 'GET', status: 200 });
+  const requests = hotPathLogLines.filter((line) => line.msg === 'request');
+  expect(requests).toHaveLength(hotPathCounted.length);
+  expect(requests[0]).toMatchObject({
+    level: 30,
+    requestId: 'hot-path-test',
+    host: 'brand',
+    route: 'document',
+    method: 'GET',
+    status: 200,
+    principal: 'anonymous',
+    durationMs: expect.any(Number),
+  });
+  expect(JSON.stringify(requests)).not.toMatch(/cp_vid|HHHHHHHHHHHHHHHHHHHHHH|campaigns\//);
 });
 
 describe('the hot path leaves to Koa', () => {

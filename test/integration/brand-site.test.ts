@@ -215,7 +215,15 @@ describe('beacons and impressions', () => {
       body: JSON.stringify({ events }),
     });
 
+  /** A beacon counter of the API's registry (docs/metrics.md). */
+  const beaconCount = async (family: string) => {
+    const text = (await platform.container.metrics.scrape()).body;
+    return Number(new RegExp(`^${family}\\{source="beacon"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+  };
+
   test('an impression is recorded once however often it is resent; bad events are refused one by one', async () => {
+    const acceptedBefore = await beaconCount('cp_analytics_events_accepted_total');
+    const rejectedBefore = await beaconCount('cp_analytics_events_rejected_total');
     const eventId = uuidv7();
     const impression = { type: 'impression', eventId, campaignId: seeded.campaignId, variantId: seeded.variantId };
     const first = await beacon([impression]);
@@ -241,6 +249,9 @@ describe('beacons and impressions', () => {
     expect(body.rejected.map((r) => r.index)).toEqual([0, 1]);
     expect(body.rejected[0]!.reason).toMatch(/not published/);
     expect(body.rejected[1]!.reason).toMatch(/UUIDv7/);
+    // Counted as written: the impression once (its resend was a duplicate), the click; the two refused.
+    expect((await beaconCount('cp_analytics_events_accepted_total')) - acceptedBefore).toBe(2);
+    expect((await beaconCount('cp_analytics_events_rejected_total')) - rejectedBefore).toBe(2);
   });
 
   test('a malformed beacon is a 400 and records nothing', async () => {

@@ -41,6 +41,14 @@ test('a host that is neither a configured site nor a verified domain is 404 not_
   expect(headers.get('cache-control')).toBe('no-store');
 });
 
+test('no site serves /metrics unless METRICS_TOKEN is set (docs/metrics.md), whatever the credentials', async () => {
+  for (const base of [platform.urls.platform, platform.urls.base, platform.urls.auth]) {
+    const response = await testFetch(`${base}/metrics`, { headers: { authorization: 'Bearer anything' } });
+    expect(response.status).toBe(404);
+    expect(await response.text()).not.toContain('# TYPE');
+  }
+});
+
 describe('the tool server’s CORS preflight', () => {
   const preflight = (path: string, headers: Record<string, string>) =>
     answer(`${platform.urls.platform}${path}`, {

@@ -9,6 +9,7 @@ import { startRedditStandin, type RedditStandin } from '../support/standins/redd
 import { connectThroughOAuth, ownerScope, publishedCampaign, waitForPost } from '../support/channels.ts';
 import { createTenant, type Tenant } from '../support/factories.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { pollUntil } from '../support/poll.ts';
 import { ChannelAccount } from '../../src/domain/channels/channel-account.entity.ts';
 import { acrossWorkspaces } from '../../src/domain/shared/scope.ts';
 import { pullChannelMetrics } from '../../src/domain/channels/channel-metrics.ts';
@@ -79,6 +80,15 @@ it('refuses a post to a subreddit that requires flair, naming the flairs; publis
   );
   expect(published.error).toBeNull();
   expect(published.status).toBe('published');
+  // The worker counts the publication once, by network (docs/metrics.md), just after the row moved.
+  const counted = await pollUntil(
+    async () => (await platform.worker!.metrics.scrape()).body,
+    (text) => text.includes('cp_channel_posts_total{network="reddit",outcome="published"}'),
+    { timeoutMs: 5000, intervalMs: 20, timeoutMessage: 'the publication was never counted' },
+  );
+  expect(counted).toContain('cp_channel_posts_total{network="reddit",outcome="published"} 1');
+  expect(counted).toContain('cp_channel_posts_total{network="reddit",outcome="attempt_sent"} 1');
+  expect(counted).not.toContain('outcome="attempt_failed"');
 
   const onReddit = reddit.posts().filter((candidate) => candidate.subreddit === 'CampingGear');
   expect(onReddit).toHaveLength(1);

@@ -11,7 +11,7 @@ import pg from 'pg';
 import { loadConfig, type Config, type Env } from '../../src/config.ts';
 import { createContainer, type Container } from '../../src/container.ts';
 import { createHttpApp, type HttpApp } from '../../src/http/app.ts';
-import { createLogger } from '../../src/logger.ts';
+import { createLogger, type Logger } from '../../src/logger.ts';
 import { analyticsScheduleId } from '../../src/temporal/analytics-schedule.ts';
 import { channelMetricsScheduleId } from '../../src/temporal/channel-metrics-schedule.ts';
 import { startWorker, type RunningWorker } from '../../src/worker.ts';
@@ -88,11 +88,12 @@ export function installQuietTemporalRuntime(): void {
 }
 
 export async function startTestPlatform(
-  options: { worker?: boolean; env?: Env; label?: string } = {},
+  options: { worker?: boolean; env?: Env; label?: string; log?: Logger } = {},
 ): Promise<TestPlatform> {
   const port = await freePort();
   const config = testConfig(port, await createTestDatabase(options.label), options.env);
-  const log = createLogger({ level: config.logLevel, name: 'test' });
+  // A test that reads the log (the access log, say) passes its own.
+  const log = options.log ?? createLogger({ level: config.logLevel, name: 'test' });
   const container = await createContainer(config, { log, migrate: false });
   const { app, listener, close: closeApp } = createHttpApp(container);
   const server = http.createServer(listener);

@@ -15,6 +15,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { CompiledQuery } from 'kysely';
 import { from as copyFrom } from 'pg-copy-streams';
 import { nativePool } from '../../db/prepared.ts';
+import { NO_METRICS, type Metrics } from '../../observability/metrics.ts';
 import type { SiteEvent, SiteEventSink } from './site-events.ts';
 
 const COLUMNS = [
@@ -97,7 +98,16 @@ export interface SiteEventRecorder extends SiteEventSink {
   recordFresh(events: SiteEvent[]): Promise<void>;
 }
 
-export function createSiteEventRecorder(orm: MikroORM): SiteEventRecorder {
+/**
+ * `metrics` counts the events written by source: `record` takes the brand sites' beacons, `recordCounted` the
+ * conversions API, `recordFresh` what the server minted while serving (markdown impressions, concierge
+ * questions). Duplicates skipped by the insert are not counted.
+ */
+export function createSiteEventRecorder(
+  orm: MikroORM,
+  options: { metrics?: Pick<Metrics, 'analyticsAccepted'> } = {},
+): SiteEventRecorder {
+  const metrics = options.metrics ?? NO_METRICS;
   async function insert(events: SiteEvent[]): Promise<number> {
     let inserted = 0;
     for (let start = 0; start < events.length; start += MAX_ROWS_PER_STATEMENT) {
@@ -121,16 +131,21 @@ export function createSiteEventRecorder(orm: MikroORM): SiteEventRecorder {
   }
   return {
     async record(events) {
-      if (events.length > 0) await insert(events);
+      if (events.length > 0) metrics.analyticsAccepted('beacon', await insert(events));
     },
-    recordCounted: insert,
+    async recordCounted(events) {
+      const written = await insert(events);
+      metrics.analyticsAccepted('server_conversion', written);
+      return written;
+    },
     async recordFresh(events) {
       if (events.length === 0) return;
       try {
         await copy(events);
+        metrics.analyticsAccepted('served', events.length);
       } catch (error) {
         if ((error as { code?: string }).code !== UNIQUE_VIOLATION) throw error;
-        await insert(events);
+        metrics.analyticsAccepted('served', await insert(events));
       }
     },
   };

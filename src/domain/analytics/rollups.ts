@@ -31,6 +31,7 @@
  * reading only up to `now() − 5 s` leaves every in-flight insert ample time to commit first.
  */
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { runPrepared } from '../../db/prepared.ts';
 import { ReachSketch } from './reach-sketch.ts';
 import {
   mergeSketchesInto,
@@ -399,6 +400,25 @@ export async function runRollupPass(orm: MikroORM, options: RollupPassOptions = 
     }
   }
 }
+
+/**
+ * How far the rollups are behind: the age in seconds of the oldest event not yet folded in (0 when caught
+ * up). Read from the `(received_at, event_id)` index of each partition, so it is cheap enough for every
+ * scrape. The rollup deliberately stays `ROLLUP_LAG_MS` behind and runs once a minute, so about a minute is
+ * normal; a lag that keeps growing means the schedule or the worker has stopped.
+ */
+export async function rollupLagSeconds(orm: MikroORM): Promise<number> {
+  const rows = await runPrepared<{ lag: string | null }>(orm, ROLLUP_LAG, [ROLLUP_WATERMARK]);
+  return Math.max(0, Number(rows[0]?.lag ?? 0));
+}
+
+const ROLLUP_LAG = {
+  name: 'analytics-rollup-lag',
+  text: `select extract(epoch from now() - (
+           select e.received_at from analytics_events e, analytics_rollup_watermarks w
+            where w.name = $1 and (e.received_at, e.event_id) > (w.received_at, w.event_id)
+            order by e.received_at, e.event_id limit 1)) as lag`,
+};
 
 export interface ReachReading {
   impressions: number;

@@ -18,6 +18,7 @@ import { ACROSS_WORKSPACES, forWorkspace, ownedBy } from '../shared/scope.ts';
 import { Workspace } from '../workspaces/workspace.entity.ts';
 import { CreditLedgerEntry, type CreditAccount, type CreditEntryKind } from './credit-ledger-entry.entity.ts';
 import { lockForTransaction } from '../../db/transaction-lock.ts';
+import { NO_METRICS, type Metrics } from '../../observability/metrics.ts';
 
 export interface CreditBalance {
   /** Spendable now. */
@@ -98,7 +99,14 @@ export interface JobCredits {
 /** Internal signal: a release found nothing held, so there is nothing to post. */
 class NothingHeld extends Error {}
 
-export function createCreditsService() {
+export function createCreditsService(deps: { metrics?: Pick<Metrics, 'creditPosted'> } = {}) {
+  const metrics = deps.metrics ?? NO_METRICS;
+  /** Counts a written entry (a replayed idempotency key wrote nothing). */
+  const counted = <T extends { entry: CreditLedgerEntry; replayed: boolean }>(posted: T): T => {
+    if (!posted.replayed) metrics.creditPosted(posted.entry.kind, posted.entry.amount);
+    return posted;
+  };
+
   async function balanceIn(em: EntityManager, workspaceId: string): Promise<CreditBalance> {
     const rows = await em
       .getConnection()
@@ -186,7 +194,12 @@ export function createCreditsService() {
     amountUnderLock?: () => number,
   ): Promise<{ entry: CreditLedgerEntry; replayed: boolean }> {
     const data = parseInput(PostingSchema, input, `${kind} posting`);
-    return forWorkspace(rootEm, data.workspaceId).transactional((tx) => postIn(tx, kind, data, check, amountUnderLock));
+    // Counted once committed.
+    return counted(
+      await forWorkspace(rootEm, data.workspaceId).transactional((tx) =>
+        postIn(tx, kind, data, check, amountUnderLock),
+      ),
+    );
   }
 
   /** For postings out of `available`: runs under the workspace lock, so the balance it reads stays true. */
@@ -327,9 +340,12 @@ export function createCreditsService() {
     reserve: (em: EntityManager, input: PostingInput & { reference: string }) =>
       post(em, 'reserve', input, requireAvailable),
 
-    /** `reserve` inside the caller's transaction (a quote's redemption and its reservation commit together). */
-    reserveIn: (tx: EntityManager, input: PostingInput & { reference: string }) =>
-      postIn(tx, 'reserve', parseInput(PostingSchema, input, 'reserve posting'), requireAvailable),
+    /**
+     * `reserve` inside the caller's transaction (a quote's redemption and its reservation commit together).
+     * Counted when written: a caller's transaction that then rolls back leaves it counted.
+     */
+    reserveIn: async (tx: EntityManager, input: PostingInput & { reference: string }) =>
+      counted(await postIn(tx, 'reserve', parseInput(PostingSchema, input, 'reserve posting'), requireAvailable)),
 
     /** Turns held credits into spent ones as a step completes; never more than is still held. */
     capture: (em: EntityManager, input: PostingInput & { reference: string }) =>

@@ -69,10 +69,10 @@ export async function claimRun(em: EntityManager, jobId: string, runId: string, 
   return claimed === 1;
 }
 
-/** Fails a row whose workflow was never started (still `queued`, bound to no run). */
-export async function failUnstartedJob(em: EntityManager, jobId: string): Promise<void> {
+/** Fails a row whose workflow was never started (still `queued`, bound to no run); false if it was not one. */
+export async function failUnstartedJob(em: EntityManager, jobId: string): Promise<boolean> {
   const failedAt = new Date();
-  await em.nativeUpdate(
+  const changed = await em.nativeUpdate(
     Job,
     { id: jobId, runId: null, status: 'queued' },
     {
@@ -82,6 +82,7 @@ export async function failUnstartedJob(em: EntityManager, jobId: string): Promis
       updatedAt: failedAt,
     },
   );
+  return changed === 1;
 }
 
 const CLOSED_TO_STATUS: Record<Exclude<WorkflowState, 'running'>, JobStatus> = {
@@ -161,29 +162,52 @@ export async function reportStepProgress(em: EntityManager, jobId: string, progr
   );
 }
 
-export async function completeJob(em: EntityManager, jobId: string, result: Record<string, unknown>): Promise<void> {
+/**
+ * The job a terminal write just finished (null when the write changed nothing: a retried activity, or a job
+ * already terminal), for counting each job's end once.
+ */
+export interface FinishedJob {
+  kind: string;
+  createdAt: Date;
+  finishedAt: Date;
+}
+
+async function finishedJob(em: EntityManager, jobId: string, changed: number, at: Date): Promise<FinishedJob | null> {
+  if (changed !== 1) return null;
+  const job = await em.findOne(Job, { id: jobId }, { fields: ['kind', 'createdAt'] });
+  return job ? { kind: job.kind, createdAt: job.createdAt, finishedAt: at } : null;
+}
+
+export async function completeJob(
+  em: EntityManager,
+  jobId: string,
+  result: Record<string, unknown>,
+): Promise<FinishedJob | null> {
   const now = new Date();
-  await em.nativeUpdate(
+  const changed = await em.nativeUpdate(
     Job,
     { id: jobId, status: { $in: MAY_SUCCEED } },
     { status: 'succeeded', result, progress: { fraction: 1 }, finishedAt: now, updatedAt: now },
   );
+  return finishedJob(em, jobId, changed, now);
 }
 
-export async function failJob(em: EntityManager, jobId: string, error: JobError): Promise<void> {
+export async function failJob(em: EntityManager, jobId: string, error: JobError): Promise<FinishedJob | null> {
   const now = new Date();
-  await em.nativeUpdate(
+  const changed = await em.nativeUpdate(
     Job,
     { id: jobId, status: { $in: MAY_FAIL } },
     { status: 'failed', error, finishedAt: now, updatedAt: now },
   );
+  return finishedJob(em, jobId, changed, now);
 }
 
-export async function markJobCancelled(em: EntityManager, jobId: string): Promise<void> {
+export async function markJobCancelled(em: EntityManager, jobId: string): Promise<FinishedJob | null> {
   const now = new Date();
-  await em.nativeUpdate(
+  const changed = await em.nativeUpdate(
     Job,
     { id: jobId, status: { $in: MAY_BE_CANCELLED } },
     { status: 'cancelled', finishedAt: now, updatedAt: now },
   );
+  return finishedJob(em, jobId, changed, now);
 }

@@ -24,6 +24,7 @@ import { Job } from './job.entity.ts';
 import type { JobWorkflow, JobWorkflowArgs, JobWorkflowInputs } from './workflow-inputs.ts';
 import { lockForTransaction } from '../../db/transaction-lock.ts';
 import { inSpan } from '../../tracing/spans.ts';
+import { NO_METRICS, type JobOutcome, type Metrics } from '../../observability/metrics.ts';
 
 export interface StartJobRequest<W extends JobWorkflow = JobWorkflow> {
   /** Job kind, also the first part of the workflow id and the `JobKind` search attribute. */
@@ -80,8 +81,16 @@ export function toJobView(job: Job): JobView {
 const CLAIM_ATTEMPTS = 50;
 const CLAIM_BACKOFF_MS = 100;
 
-export function createJobsService(deps: { launcher: JobLauncher }) {
+export function createJobsService(deps: {
+  launcher: JobLauncher;
+  /**
+   * Where starts are counted, and the ends no workflow wrote (a start that failed, a run that closed unrecorded);
+   * the worker counts the others (activities/jobs.ts).
+   */
+  metrics?: Pick<Metrics, 'jobStarted' | 'jobFinished'>;
+}) {
   const { launcher } = deps;
+  const metrics = deps.metrics ?? NO_METRICS;
 
   /**
    * Brings a row that claims to be active in line with Temporal when its run has closed without the workflow
@@ -92,6 +101,12 @@ export function createJobsService(deps: { launcher: JobLauncher }) {
     const state = await launcher.describe(job.workflowId, job.runId);
     if (state === 'running') return false;
     await recordRunClosed(tx, job, state);
+    // A run that ended without its workflow writing the row (terminated, timed out, lost): its end is counted here.
+    metrics.jobFinished(
+      job.kind,
+      job.status as JobOutcome,
+      ((job.finishedAt ?? new Date()).getTime() - job.createdAt.getTime()) / 1000,
+    );
     return true;
   }
 
@@ -139,7 +154,9 @@ export function createJobsService(deps: { launcher: JobLauncher }) {
    * stand in for a job that never runs, and every later start on its key would return it.
    */
   async function abandon(scope: WorkspaceScope, job: Job): Promise<void> {
-    await failUnstartedJob(scope.em.fork(), job.id);
+    if (await failUnstartedJob(scope.em.fork(), job.id)) {
+      metrics.jobFinished(job.kind, 'failed', (Date.now() - job.createdAt.getTime()) / 1000);
+    }
   }
 
   /**
@@ -195,6 +212,7 @@ export function createJobsService(deps: { launcher: JobLauncher }) {
           // The row as written, bound to its run (not read back: the caller reports the job as started).
           job.runId = runId;
           job.updatedAt = claimedAt;
+          metrics.jobStarted(job.kind);
           return { job, reused: false };
         }
         // Another starter already bound this row to a different run: that run is the job.

@@ -15,6 +15,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { LRUCache } from 'lru-cache';
 import { runPrepared, type PreparedStatement } from '../../db/prepared.ts';
+import { NO_METRICS, type Metrics } from '../../observability/metrics.ts';
 
 /**
  * $1 key, $2 limit N, $3 window W in ms, $4 the time to check at (null: the database's clock; tests pass a
@@ -112,6 +113,8 @@ export interface RateLimiterOptions {
    * to replay exact schedules (both the statement and the in-process refusals then use it).
    */
   now?: () => Date;
+  /** Where refusals are counted (by policy name). */
+  metrics?: Pick<Metrics, 'rateLimited'>;
 }
 
 export function createRateLimiter(orm: MikroORM, options: RateLimiterOptions = {}) {
@@ -126,6 +129,7 @@ export function createRateLimiter(orm: MikroORM, options: RateLimiterOptions = {
    * database's own.
    */
   const refusedUntil = new LRUCache<string, number>({ max: 100_000 });
+  const metrics = options.metrics ?? NO_METRICS;
 
   return {
     /**
@@ -140,7 +144,10 @@ export function createRateLimiter(orm: MikroORM, options: RateLimiterOptions = {
       const until = refusedUntil.get(fullKey);
       if (until !== undefined) {
         // The remembered moment is when one unit frees; a batch's own wait is the database's to say.
-        if (sentAt < until && cost === 1) return refusal(policy, until - sentAt);
+        if (sentAt < until && cost === 1) {
+          metrics.rateLimited(policy.name);
+          return refusal(policy, until - sentAt);
+        }
         if (sentAt >= until) refusedUntil.delete(fullKey);
       }
       const at = options.now ? options.now().toISOString() : null;
@@ -159,6 +166,7 @@ export function createRateLimiter(orm: MikroORM, options: RateLimiterOptions = {
       }
       // Not even one more request fits until the oldest counted one leaves the window.
       if (remaining === 0) refusedUntil.set(fullKey, sentAt + unitFreeMs);
+      metrics.rateLimited(policy.name);
       return { ...refusal(policy, Number(row.fit_free_ms)), remaining };
     },
 
@@ -173,6 +181,7 @@ export function createRateLimiter(orm: MikroORM, options: RateLimiterOptions = {
         policy.windowSeconds * 1000,
       ]);
       const freeMs = Number(rows[0]?.free_ms ?? 0);
+      if (freeMs > 0) metrics.rateLimited(policy.name);
       return freeMs > 0
         ? { blocked: true, retryAfterSeconds: waitSeconds(freeMs) }
         : { blocked: false, retryAfterSeconds: 0 };

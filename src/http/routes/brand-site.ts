@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { bodyParser } from '@koa/bodyparser';
 import type Koa from 'koa';
 import type { Logger } from '../../logger.ts';
+import { NO_METRICS, type Metrics } from '../../observability/metrics.ts';
 import { publishedIds, readBeacon, type PublishedIds } from '../../domain/analytics/beacon-ingest.ts';
 import type { SiteEventSink } from '../../domain/analytics/site-events.ts';
 import type { SiteHead, SiteReader } from '../../domain/publishing/site-store.ts';
@@ -49,6 +50,8 @@ export interface BrandSiteDeps {
   /** Buffered sink for events emitted while serving (markdown impressions): never delays a response. */
   servedEvents: SiteEventSink;
   log: Logger;
+  /** Counts the beacons' invalid events (the recorder counts the ones written). */
+  metrics?: Pick<Metrics, 'analyticsRejected'>;
   /** The concierge (`POST /ask`, `POST /a2a`); it finds the publication in `ctx.state.brandSite`. */
   concierge?: Koa.Middleware;
   /** Visits through a social post's attributed link (`/_cp/go?…&p=<post>`). */
@@ -136,6 +139,7 @@ export function brandSiteRoutes(deps: BrandSiteDeps): (ctx: Koa.Context, site: S
     encoding: 'utf-8',
   });
   const idsCache = new WeakMap<PublishedSite, PublishedIds>();
+  const metrics = deps.metrics ?? NO_METRICS;
 
   async function resolve(ctx: Koa.Context, site: Site): Promise<SiteHead | null> {
     if (site.kind === 'brand') return deps.reader.bySlug(site.slug);
@@ -158,6 +162,7 @@ export function brandSiteRoutes(deps: BrandSiteDeps): (ctx: Koa.Context, site: S
     }
     // A body that is not a beacon throws `BeaconFormatError` (400 invalid_beacon) to the error boundary.
     const result = readBeacon(text, { site: published, ids, sessionId: visitorId(ctx, false) });
+    metrics.analyticsRejected('beacon', result.rejected.length);
     // Awaited: the 202 means the events are durable (a lost response makes the browser retry, and the
     // retry is deduplicated by event id).
     await deps.events.record(result.events);

@@ -19,6 +19,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { ForbiddenError, RequestRefusedError, ValidationError } from '../../errors.ts';
 import { toolServerAuthentication, toolServerOriginCheck, toolServerPreflight } from '../middleware/authenticate.ts';
 import { toolServerRateLimit } from '../middleware/rate-limit.ts';
+import { NO_METRICS, type Metrics } from '../../observability/metrics.ts';
 
 export const CONVERSIONS_PATH = '/api/v1/conversions';
 
@@ -29,6 +30,8 @@ export interface ConversionRouteDeps {
   limiter: RateLimiter;
   rateLimit: RateLimitPolicy;
   recorder: { recordCounted(events: SiteEvent[]): Promise<number> };
+  /** Counts the invalid conversions of a batch (the recorder counts the ones written). */
+  metrics?: Pick<Metrics, 'analyticsRejected'>;
 }
 
 export function conversionRoutes(deps: ConversionRouteDeps): Router {
@@ -64,6 +67,7 @@ export function conversionRoutes(deps: ConversionRouteDeps): Router {
     await parseBody(ctx, async () => undefined);
     const scope = workspaceScope(deps.orm.em, principal.workspaceId, actorOf(principal));
     const { events, rejected } = await readServerConversions(scope, (ctx.request as { body?: unknown }).body);
+    (deps.metrics ?? NO_METRICS).analyticsRejected('server_conversion', rejected.length);
     const accepted = events.length ? await deps.recorder.recordCounted(events) : 0;
     ctx.status = 202;
     ctx.body = { accepted, duplicates: events.length - accepted, rejected };
