@@ -125,6 +125,12 @@ it('refuses API, worker and CLI when they trust another CA or bring no certifica
   );
   await expect(connectTemporalClient(noClientCert, temporal.address)).rejects.toThrow(/certificate required/);
 
+  // A TLS client of a plaintext server (the run's shared dev server) learns that it does not speak TLS.
+  const plaintextServer = process.env.TEST_TEMPORAL_ADDRESS!;
+  await expect(
+    connectTemporalClient(loadConfig(tlsEnv({ TEMPORAL_ADDRESS: plaintextServer })), plaintextServer),
+  ).rejects.toThrow(/^TLS connection to Temporal at .* failed: .*(wrong version number|packet length too long)/);
+
   const refused = cli(
     tlsEnv({ TEMPORAL_TLS_SERVER_CA_CERT_PATH: pki.otherCaCert }),
     'jobs:selftest',
