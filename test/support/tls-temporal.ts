@@ -142,7 +142,10 @@ export async function startTlsTemporal(options: {
   const stop = async () => {
     if (!exited) {
       child.kill('SIGTERM');
-      const timedOut = await Promise.race([gone.then(() => false), sleep(10_000).then(() => true)]);
+      const timedOut = await Promise.race([
+        gone.then(() => false),
+        sleep(10_000, undefined, { ref: false }).then(() => true),
+      ]);
       if (timedOut) child.kill('SIGKILL');
       await gone;
     }
