@@ -1,12 +1,13 @@
 /**
  * `npm run tools:install`: locate or build the Go tools the platform and its tests use, and print their
- * paths: the Temporal CLI (the embedded Temporal server) and the Versity S3 gateway (the S3 media store's
- * tests). Both are otherwise built on first use; CI builds them up front.
+ * paths: the Temporal CLI (the embedded Temporal server), the Versity S3 gateway (the S3 media store's tests) and
+ * the Temporal server (the TLS test). All are otherwise built on first use; CI builds them up front.
  */
 import { loadConfigOrExit, processEnv } from '../src/config.ts';
 import { GoToolUnavailableError } from '../src/dev/go-tools.ts';
 import { locateS3Gateway } from '../src/dev/s3-gateway.ts';
 import { locateTemporalCli } from '../src/dev/temporal-cli.ts';
+import { locateTemporalServer } from '../src/dev/temporal-server.ts';
 
 const config = loadConfigOrExit();
 const env = processEnv();
@@ -14,6 +15,7 @@ const common = { toolsDir: config.temporal.toolsDir, searchPath: env.PATH, onLog
 try {
   console.log(await locateTemporalCli({ ...common, cliPath: config.temporal.cliPath }));
   console.log(await locateS3Gateway({ ...common, explicitPath: env.S3_GATEWAY_PATH }));
+  console.log(await locateTemporalServer({ ...common, explicitPath: env.TEMPORAL_SERVER_PATH }));
 } catch (error) {
   if (error instanceof GoToolUnavailableError) {
     console.error(error.message);

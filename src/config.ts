@@ -10,6 +10,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { TEMPORAL_SECURITY_ENV, resolveTemporalSecurity, type TemporalSecurity } from './config-temporal.ts';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -143,6 +144,8 @@ const EnvSchema = z.object({
   TEMPORAL_UI_PORT: port.default(8233),
   TEMPORAL_UI_URL: optionalString,
   WORKFLOW_BUNDLE_PATH: optionalString,
+  // Temporal over TLS, mTLS or with an API key (Temporal Cloud): Temporal's own variable names, see config-temporal.ts.
+  ...TEMPORAL_SECURITY_ENV,
 
   COOKIE_SECRETS: secretList.optional(),
   CREDENTIAL_KEYS: secretList.optional(),
@@ -310,6 +313,8 @@ export interface Config {
     uiPort: number;
     uiUrl: string | undefined;
     workflowBundlePath: string | undefined;
+    /** TLS, mutual TLS and API key for API, worker and CLI alike (`temporal/connection.ts` builds the options). */
+    security: TemporalSecurity;
   };
   secrets: {
     cookieKeys: string[];
@@ -418,7 +423,10 @@ export class ConfigError extends Error {
   }
 }
 
-/** Parses and validates an environment. Pure: pass `process.env` at the edge, a literal object in tests. */
+/**
+ * Parses and validates an environment: pass `process.env` at the edge, a literal object in tests. Pure but for
+ * reading the Temporal TLS files the environment names (so that a bad one fails the start, not the first call).
+ */
 export function loadConfig(env: Env): Config {
   const parsed = EnvSchema.safeParse(env);
   if (!parsed.success) {
@@ -474,6 +482,7 @@ export function loadConfig(env: Env): Config {
   if (e.NODE_ENV === 'production' && !e.TEMPORAL_ADDRESS) {
     crossProblems.push('TEMPORAL_ADDRESS is required in production (the Temporal dev server is for development only)');
   }
+  const temporalSecurity = resolveTemporalSecurity(e, e.TEMPORAL_ADDRESS, crossProblems);
   if (e.MEDIA_STORE === 's3') {
     for (const key of ['S3_ENDPOINT', 'S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'] as const) {
       if (!e[key]) crossProblems.push(`${key} is required when MEDIA_STORE=s3`);
@@ -527,6 +536,7 @@ export function loadConfig(env: Env): Config {
       uiPort: e.TEMPORAL_UI_PORT,
       uiUrl: e.TEMPORAL_UI_URL,
       workflowBundlePath: e.WORKFLOW_BUNDLE_PATH,
+      security: temporalSecurity,
     },
     secrets: {
       cookieKeys,

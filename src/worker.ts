@@ -7,7 +7,6 @@
  */
 import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
-import { Client, Connection } from '@temporalio/client';
 import { createActivities } from '../activities/index.ts';
 import { loadConfigOrExit, type Config } from './config.ts';
 import { createConfiguredStudio } from './domain/creative/studio.ts';
@@ -21,6 +20,7 @@ import { createOrm, migrateToLatest } from './db/orm.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { ensureSearchAttributes } from './temporal/search-attributes.ts';
 import { createRepublishPort } from './temporal/temporal-republish-port.ts';
+import { checkTemporalTls, connectTemporalClient, temporalConnectionOptions } from './temporal/connection.ts';
 import { WORKFLOW_INTERCEPTOR_MODULES, WORKFLOWS_PATH } from './temporal/workflows-path.ts';
 import { clientTracingInterceptors, workerTracingOptions } from './temporal/tracing-interceptors.ts';
 import { startTracing } from './tracing/sdk.ts';
@@ -47,9 +47,13 @@ export async function startWorker(
   if (!config.database.url || !config.temporal.address) {
     throw new Error('DATABASE_URL and TEMPORAL_ADDRESS must be set (`npm start` sets both)');
   }
+  // Before anything is opened: a TLS misconfiguration is a start-up error with its reason, and leaks nothing.
+  await checkTemporalTls(config.temporal, config.temporal.address);
   const orm = await createOrm({ url: config.database.url, poolMax: config.database.poolMax });
   await migrateToLatest(orm);
-  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  const connection = await NativeConnection.connect(
+    temporalConnectionOptions(config.temporal, config.temporal.address),
+  );
   await ensureSearchAttributes(connection.operatorService, config.temporal.namespace);
   const source: Pick<WorkerOptions, 'workflowsPath' | 'workflowBundle'> = config.temporal.workflowBundlePath
     ? { workflowBundle: { codePath: config.temporal.workflowBundlePath } }
@@ -62,12 +66,7 @@ export async function startWorker(
     : { ...tracing.interceptors, workflowModules: WORKFLOW_INTERCEPTOR_MODULES };
   const safeFetch = createSafeFetch({ allowPrivateHosts: config.ssrfAllowPrivateHosts, ...options.safeFetch });
   // Activities that start other workflows (republish after a generation) need a client connection too.
-  const clientConnection = Connection.lazy({ address: config.temporal.address, connectTimeout: '10s' });
-  const client = new Client({
-    connection: clientConnection,
-    namespace: config.temporal.namespace,
-    interceptors: clientTracingInterceptors(),
-  });
+  const { connection: clientConnection, client } = await connectTemporalClient(config, config.temporal.address, true);
   const republish = createRepublishPort({ client, taskQueue: config.temporal.taskQueue, log });
   const studio = createConfiguredStudio(config, safeFetch);
   const channelFetch = createSafeFetch(channelFetchOptions(config, options.safeFetch));

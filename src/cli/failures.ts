@@ -9,6 +9,7 @@
 import type { Config } from '../config.ts';
 import { LocalSecretError, localServices } from '../dev/local-services.ts';
 import { AppError } from '../errors.ts';
+import { TemporalTlsError } from '../temporal/tls-check.ts';
 
 /** Socket-level failures of a TCP connection (node's `code` on the error). */
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ECONNRESET']);
@@ -60,7 +61,9 @@ export function describeEnvironmentFailure(error: unknown, config: Config): stri
     : 'Check DATABASE_URL.';
   const temporalHint = local.embeddedTemporal
     ? 'Is the platform running (npm start)? Otherwise set TEMPORAL_ADDRESS.'
-    : 'Check TEMPORAL_ADDRESS.';
+    : config.temporal.security.tls
+      ? 'Check TEMPORAL_ADDRESS and the TEMPORAL_TLS_* settings (docs/temporal.md).'
+      : 'Check TEMPORAL_ADDRESS.';
   const chain = causes(error);
   const code = (value: unknown) => (value as { code?: unknown }).code;
   const message = (value: unknown) => firstLine(String((value as { message?: unknown }).message ?? value));
@@ -68,6 +71,8 @@ export function describeEnvironmentFailure(error: unknown, config: Config): stri
   // Temporal first: its errors wrap a socket error's text, which must not be taken for the database's.
   const temporal = chain.find((link) => link instanceof TemporalUnreachableError || code(link) === GRPC_UNAVAILABLE);
   if (temporal) {
+    const tlsFailure = chain.find((link) => link instanceof TemporalTlsError);
+    if (tlsFailure) return `${message(tlsFailure)}. ${temporalHint}`;
     const reason = chain.map(message).find((text) => /UNAVAILABLE|ECONNREFUSED|ENOTFOUND/.test(text));
     return `Cannot reach Temporal at ${local.temporalAddress} (${reason ?? message(temporal)}). ${temporalHint}`;
   }

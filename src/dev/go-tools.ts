@@ -26,6 +26,8 @@ export interface GoTool {
   probeArgs: string[];
   /** What else the person can do when neither a binary nor Go is at hand. */
   alternatives: string[];
+  /** False for a binary whose name is too generic to trust when found on PATH (e.g. `server`). */
+  lookOnPath?: boolean;
 }
 
 export class GoToolUnavailableError extends Error {
@@ -82,7 +84,8 @@ export async function locateGoTool(tool: GoTool, options: LocateOptions): Promis
     if (await works(options.explicitPath, tool.probeArgs)) return options.explicitPath;
     throw new GoToolUnavailableError(tool, `${options.explicitPath} does not run`);
   }
-  const fromPath = await onPath(tool.binary, tool.probeArgs, options.searchPath);
+  const fromPath =
+    tool.lookOnPath === false ? undefined : await onPath(tool.binary, tool.probeArgs, options.searchPath);
   if (fromPath) return fromPath;
   const cached = cachedToolPath(tool, options.toolsDir);
   if (existsSync(cached) && (await works(cached, tool.probeArgs))) return cached;

@@ -40,7 +40,17 @@ export async function ensureSearchAttributes(operator: OperatorService, namespac
     });
   } catch (error) {
     // Another process (the worker and the API boot together) may have added them first.
-    if (!/already exists/i.test(String((error as Error).message))) throw error;
+    if (/already exists/i.test(String((error as Error).message))) return missing;
+    // A managed cluster may keep search attributes for its own tools (Temporal Cloud: its UI or `tcld`), and a
+    // cluster with an authorizer may refuse them to this identity: say what to create instead of a bare gRPC code.
+    if (/permission|denied|unauthori[sz]ed|unimplemented|not supported/i.test(String((error as Error).message))) {
+      throw new Error(
+        `Temporal refused to add the search attributes ${missing.join(', ')} to namespace ${namespace}: create them as ` +
+          `Keyword attributes with the cluster's own tools (Temporal Cloud: its web UI, or \`tcld namespace search-attributes add\`), then start again`,
+        { cause: error },
+      );
+    }
+    throw error;
   }
   return missing;
 }

@@ -24,7 +24,7 @@ export const jobCommands: Record<string, Command> = {
       await container.services.workspaces.requireWorkspace(container.orm.em.fork(), workspaceId);
       // Reach Temporal before writing the job row: an unreachable server is then a clear start-up failure
       // instead of a job that fails at once and stays in the workspace's history.
-      await container.temporal.connection.ensureConnected().catch((error: unknown) => {
+      await container.temporal.ensureConnected().catch((error: unknown) => {
         throw new TemporalUnreachableError(error);
       });
       const scope = workspaceScope(container.orm.em, workspaceId, actors.operator);
