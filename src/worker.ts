@@ -22,7 +22,7 @@ import { ensureSearchAttributes } from './temporal/search-attributes.ts';
 import { createRepublishPort } from './temporal/temporal-republish-port.ts';
 import { checkTemporalTls, connectTemporalClient, temporalConnectionOptions } from './temporal/connection.ts';
 import { WORKFLOW_INTERCEPTOR_MODULES, WORKFLOWS_PATH } from './temporal/workflows-path.ts';
-import { clientTracingInterceptors, workerTracingOptions } from './temporal/tracing-interceptors.ts';
+import { workerTracingOptions } from './temporal/tracing-interceptors.ts';
 import { startTracing } from './tracing/sdk.ts';
 // Metrics (issue 24): the worker's own registry, and the Temporal SDK runtime's exporter.
 import { nativePool } from './db/prepared.ts';
