@@ -86,7 +86,10 @@ it('runs a job started by the API on the worker, both over mutual TLS, in the co
     { timeoutMs: 30_000, intervalMs: 100, timeoutMessage: (row) => `job stuck in ${row.status}` },
   );
   expect(done.status).toBe('succeeded');
-  const execution = await platform.container.temporal.client.workflow.getHandle(job.workflowId).describe();
+  // The job row turns succeeded from the workflow's last activity, a moment before the run itself closes.
+  const handle = platform.container.temporal.client.workflow.getHandle(job.workflowId);
+  await handle.result();
+  const execution = await handle.describe();
   expect(execution.status.name).toBe('COMPLETED');
   expect(execution.taskQueue).toBe(platform.config.temporal.taskQueue);
   expect(platform.container.temporal.client.options.namespace).toBe(NAMESPACE);
