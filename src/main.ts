@@ -7,6 +7,7 @@ import { createContainer } from './container.ts';
 import { createHttpApp } from './http/app.ts';
 import { createLogger } from './logger.ts';
 import { pruneExpiredPayloads } from './auth/oidc/adapter.ts';
+import { startHealthServer } from './http/health.ts';
 
 const config = loadConfigOrExit();
 const log = createLogger({ level: config.logLevel, name: 'api' });
@@ -24,6 +25,15 @@ server.keepAliveTimeout = 65_000;
 server.listen(config.http.port, config.http.host, () => {
   log.info({ host: config.http.host, port: config.http.port, mcp: config.urls.mcp }, 'API listening');
 });
+// Probes on a port of their own (HEALTH_PORT), besides /healthz and /readyz on the platform host.
+const healthServer = config.health.apiPort
+  ? await startHealthServer({
+      readiness: container.services.readiness,
+      host: config.http.host,
+      port: config.health.apiPort,
+    })
+  : null;
+if (healthServer) log.info({ port: healthServer.port }, 'health endpoints listening');
 
 // Housekeeping every 10 minutes on every instance (each statement is idempotent): expired sessions, OAuth
 // payloads and rate-limit state are deleted.
@@ -45,6 +55,7 @@ async function shutdown(signal: string) {
   const force = setTimeout(() => process.exit(1), 10_000).unref();
   server.close();
   server.closeIdleConnections();
+  await healthServer?.close();
   await close();
   await container!.close();
   clearTimeout(force);
