@@ -31,6 +31,9 @@ const healthServer = config.health.apiPort
       readiness: container.services.readiness,
       host: config.http.host,
       port: config.health.apiPort,
+    }).catch((error: unknown) => {
+      log.fatal({ err: error, port: config.health.apiPort }, 'the health endpoints could not listen (HEALTH_PORT)');
+      process.exit(1);
     })
   : null;
 if (healthServer) log.info({ port: healthServer.port }, 'health endpoints listening');
