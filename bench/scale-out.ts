@@ -15,10 +15,14 @@
  *    then one process again (the two single-process runs bracket the two-process one, so drift on a shared
  *    machine shows). The ratio two ÷ one is printed. Keys rotate so no key reaches the limit.
  *
+ * Each throughput case also prints the cores the two API processes used (from /proc) and how busy the whole
+ * machine was: on a machine shared with other work the ratio means little unless the platform got the cores.
+ *
  * Environment: BENCH_REQUESTS (6000) answers per throughput case, BENCH_CONNECTIONS (40) in total,
  * BENCH_RATE_CALLS (200). Exit code 1 when the rate limit or the cross-process read does not hold.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -66,6 +70,42 @@ function startEntry(entry: string, env: Record<string, string>, readyLine: strin
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
       }),
+  };
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc (null where there is none). */
+function processCpuSeconds(pid: number | undefined): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+  } catch {
+    return null;
+  }
+}
+
+/** CPU seconds the whole machine has been busy so far. */
+function machineBusySeconds(): number {
+  return (
+    os.cpus().reduce((sum, cpu) => sum + cpu.times.user + cpu.times.nice + cpu.times.sys + cpu.times.irq, 0) / 1000
+  );
+}
+
+/** Runs `run` and says, in cores, what the two API processes and the whole machine used meanwhile. */
+async function withCores<T>(pids: (number | undefined)[], run: () => Promise<T>) {
+  const before = pids.map(processCpuSeconds);
+  const machineBefore = machineBusySeconds();
+  const startedAt = performance.now();
+  const result = await run();
+  const seconds = (performance.now() - startedAt) / 1000;
+  const apiCores = pids.map((pid, i) => {
+    const [start, end] = [before[i], processCpuSeconds(pid)];
+    return start === null || start === undefined || end === null ? '?' : ((end - start) / seconds).toFixed(2);
+  });
+  return {
+    result,
+    apiCores: apiCores.join(' + '),
+    machineCores: ((machineBusySeconds() - machineBefore) / seconds).toFixed(2),
   };
 }
 
@@ -286,24 +326,37 @@ try {
     load('warm-up A', portA, connections * 20, connections / 2),
     load('warm-up B', portB, connections * 20, connections / 2),
   ]);
-  const first = await onePort('one process');
-  const two = await both('two processes');
-  const second = await onePort('one process again');
+  const pids = [apiA.child.pid, apiB.child.pid];
+  const firstRun = await withCores(pids, () => onePort('one process'));
+  const twoRun = await withCores(pids, () => both('two processes'));
+  const secondRun = await withCores(pids, () => onePort('one process again'));
+  const [first, two, second] = [firstRun.result, twoRun.result, secondRun.result];
   const oneRps = (first.requestsPerSecond + second.requestsPerSecond) / 2;
   console.log(`3. tools/call (query_campaigns list), ${requestsPerCase} answers per case, ${connections} connections:`);
   console.table([
-    { case: 'one process', 'req/s': Math.round(first.requestsPerSecond), 'p99 ms': first.p99, bad: problems(first) },
+    {
+      case: 'one process',
+      'req/s': Math.round(first.requestsPerSecond),
+      'p99 ms': first.p99,
+      bad: problems(first),
+      'cores A + B': firstRun.apiCores,
+      'machine cores busy': firstRun.machineCores,
+    },
     {
       case: 'two processes',
       'req/s': Math.round(two.rps),
       'p99 ms': Math.max(two.a.p99, two.b.p99),
       bad: two.bad,
+      'cores A + B': twoRun.apiCores,
+      'machine cores busy': twoRun.machineCores,
     },
     {
       case: 'one process again',
       'req/s': Math.round(second.requestsPerSecond),
       'p99 ms': second.p99,
       bad: problems(second),
+      'cores A + B': secondRun.apiCores,
+      'machine cores busy': secondRun.machineCores,
     },
   ]);
   console.log(
