@@ -1,4 +1,5 @@
-# One image for the API and the worker (they differ only in their command; see docker-compose.yml).
+# One image for the API and the worker (they differ only in their command; see docker-compose.yml and
+# docs/deployment.md).
 # Node 24 runs the TypeScript sources directly (type stripping), so there is no transpile step; the workflow
 # bundle and the inspector widget are prebuilt so neither process runs webpack at boot.
 FROM node:24-bookworm-slim AS build
@@ -20,6 +21,10 @@ COPY --from=build /app/bin ./bin
 # The workflow bundle and the inspector widget's bundle (found by its content key, never rebuilt at run time).
 COPY --from=build /app/dist ./dist
 ENV WORKFLOW_BUNDLE_PATH=/app/dist/workflow-bundle.js
+# The processes run unprivileged (`node`, uid 1000) and write only to /tmp (ffmpeg's work files) and DATA_DIR
+# (a local media store when MEDIA_STORE=local, the CLI's files), which that user owns. /app stays root's.
+RUN mkdir -p /var/lib/campaign-platform && chown node:node /var/lib/campaign-platform
+ENV DATA_DIR=/var/lib/campaign-platform
 USER node
 EXPOSE 3000
 CMD ["node", "src/main.ts"]

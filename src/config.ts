@@ -34,6 +34,9 @@ const port = z.coerce
   .min(1, 'must be between 1 and 65535')
   .max(65535, 'must be between 1 and 65535');
 
+/** A port, or unset when absent or empty (`.env.example` lists the variable with no value). */
+const optionalPort = z.preprocess((value) => (value === '' ? undefined : value), port.optional());
+
 const optionalString = z
   .string()
   .trim()
@@ -113,6 +116,10 @@ const EnvSchema = z.object({
   HTTP_HOST: z.string().trim().min(1).default('127.0.0.1'),
   HTTP_PORT: port.default(3000),
   TRUST_PROXY: booleanFlag,
+  // Health (`/healthz`, `/readyz`, src/http/health.ts): optional listeners of their own for probes that must
+  // not go through the public proxy; unset, the API answers on the platform host only and the worker not at all.
+  HEALTH_PORT: optionalPort,
+  WORKER_HEALTH_PORT: optionalPort,
 
   BASE_URL: originUrl.optional(),
   PLATFORM_URL: originUrl.optional(),
@@ -282,6 +289,8 @@ export interface Config {
   env: 'development' | 'test' | 'production';
   logLevel: (typeof LOG_LEVELS)[number];
   http: { host: string; port: number; trustProxy: boolean };
+  /** Ports of the API's and the worker's own `/healthz` and `/readyz` listeners (bound to `http.host`). */
+  health: { apiPort: number | undefined; workerPort: number | undefined };
   urls: {
     /** Root public site: anonymous, no cookies, no credentials. */
     base: string;
@@ -517,6 +526,7 @@ export function loadConfig(env: Env): Config {
     env: e.NODE_ENV,
     logLevel: e.LOG_LEVEL,
     http: { host: e.HTTP_HOST, port: e.HTTP_PORT, trustProxy: e.TRUST_PROXY },
+    health: { apiPort: e.HEALTH_PORT, workerPort: e.WORKER_HEALTH_PORT },
     urls: {
       base: baseUrl,
       platform: platformUrl,

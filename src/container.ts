@@ -34,6 +34,7 @@ import { createOrm, migrateToLatest } from './db/orm.ts';
 import { createCreditsService } from './domain/credits/credits.service.ts';
 import { createJobsService } from './domain/jobs/jobs.service.ts';
 import { createHealthService } from './domain/platform/health.service.ts';
+import { createReadiness, dependencyChecks } from './domain/platform/readiness.ts';
 import { createOrganizationService } from './domain/workspaces/organization.service.ts';
 import { createWorkspacesService } from './domain/workspaces/workspaces.service.ts';
 import { createInvitationsService } from './domain/workspaces/invitations.service.ts';
@@ -157,6 +158,7 @@ function createServices(
     films: createFilmsService({ jobs, quotes, credits, campaigns, launcher }),
     productImports: createProductImportsService({ jobs }),
     health: createHealthService({ orm, temporal: temporal.connection, namespace: config.temporal.namespace }),
+    readiness: createReadiness(dependencyChecks({ orm, temporal: temporal.connection, media: studio.media })),
     organization: createOrganizationService({ credits, brandSiteUrl: (slug) => brandSiteUrl(config, slug) }),
     siteEvents: createSiteEventRecorder(orm, { metrics }),
     concierge: createConciergeService(),

@@ -9,6 +9,7 @@ import { createLogger } from './logger.ts';
 import { pruneExpiredPayloads } from './auth/oidc/adapter.ts';
 import { startTracing } from './tracing/sdk.ts';
 import { startMetricsServer } from './observability/metrics-endpoint.ts';
+import { startHealthServer } from './http/health.ts';
 
 const config = loadConfigOrExit();
 const log = createLogger({ level: config.logLevel, name: 'api' });
@@ -28,6 +29,18 @@ server.keepAliveTimeout = 65_000;
 server.listen(config.http.port, config.http.host, () => {
   log.info({ host: config.http.host, port: config.http.port, mcp: config.urls.mcp }, 'API listening');
 });
+// Probes on a port of their own (HEALTH_PORT), besides /healthz and /readyz on the platform host.
+const healthServer = config.health.apiPort
+  ? await startHealthServer({
+      readiness: container.services.readiness,
+      host: config.http.host,
+      port: config.health.apiPort,
+    }).catch((error: unknown) => {
+      log.fatal({ err: error, port: config.health.apiPort }, 'the health endpoints could not listen (HEALTH_PORT)');
+      process.exit(1);
+    })
+  : null;
+if (healthServer) log.info({ port: healthServer.port }, 'health endpoints listening');
 
 // Housekeeping every 10 minutes on every instance (each statement is idempotent): expired sessions, OAuth
 // payloads and rate-limit state are deleted.
@@ -62,6 +75,7 @@ async function shutdown(signal: string) {
   server.close();
   server.closeIdleConnections();
   await metricsServer?.close();
+  await healthServer?.close();
   await close();
   await container!.close();
   await tracing?.shutdown();

@@ -17,6 +17,8 @@ import { createCreativeServices } from './domain/creative-services.ts';
 import { createSafeFetch, type SafeFetchOptions } from './net/safe-fetch.ts';
 import { brandSiteUrl } from './http/hosts.ts';
 import { createOrm, migrateToLatest } from './db/orm.ts';
+import { createReadiness, dependencyChecks } from './domain/platform/readiness.ts';
+import { startHealthServer } from './http/health.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { ensureSearchAttributes } from './temporal/search-attributes.ts';
 import { createRepublishPort } from './temporal/temporal-republish-port.ts';
@@ -108,8 +110,19 @@ export async function startWorker(
         log,
       })
     : null;
+  // Ready while it polls its task queue and reaches what its activities use (WORKER_HEALTH_PORT).
+  const readiness = createReadiness({
+    worker: async () => {
+      if (worker.getState() !== 'RUNNING') throw new Error(`the worker is ${worker.getState()}`);
+    },
+    ...dependencyChecks({ orm, temporal: connection, media: studio.media }),
+  });
+  const health = config.health.workerPort
+    ? await startHealthServer({ readiness, host: config.http.host, port: config.health.workerPort })
+    : null;
   const done = worker.run().finally(async () => {
     await metricsServer?.close();
+    await health?.close();
     await clientConnection.close();
     await safeFetch.close();
     await channelFetch.close();

@@ -17,6 +17,7 @@ import { createProfileResolver } from '../mcp/profile-resolver.ts';
 import { createCsrf } from './csrf.ts';
 import { createSiteResolver, type Site } from './hosts.ts';
 import { errorBoundary } from './middleware/error-boundary.ts';
+import { healthRoutes } from './health.ts';
 import { noFraming } from './middleware/no-framing.ts';
 import { addressRateLimit } from './middleware/rate-limit.ts';
 import { requestId } from './middleware/request-id.ts';
@@ -81,6 +82,8 @@ export function createHttpApp(container: Container): HttpApp {
   // One budget per credential, shared by the tool server and the REST conversions endpoint.
   const toolServerPolicy = { name: 'tool-server', limit: config.rateLimitPerMinute, windowSeconds: 60 };
   const platform = compose([
+    // Load-balancer probes first: they need no session, no rate limit, no page chrome.
+    healthRoutes(services.readiness),
     // The dashboard's pages (and, harmlessly, the JSON endpoints beside them) may not be framed.
     noFraming(),
     // Metrics on the platform host only with a token (docs/metrics.md); a listener of its own is preferred.

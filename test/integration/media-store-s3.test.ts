@@ -95,6 +95,20 @@ describe('the S3 media store', () => {
     );
   });
 
+  it('is reachable (readiness) only with the right credentials and an existing bucket', async () => {
+    await expect(store.checkReachable()).resolves.toBeUndefined();
+    await expect(storeWith('not-the-secret').checkReachable()).rejects.toThrow(`S3 HEAD ${BUCKET} failed: HTTP 403`);
+    const missingBucket = createS3MediaStore({
+      endpoint: gateway.endpoint,
+      bucket: 'no-such-bucket',
+      region: 'us-east-1',
+      accessKeyId: gateway.accessKeyId,
+      secretAccessKey: gateway.secretAccessKey,
+      publicBaseUrl: 'http://app.localhost',
+    });
+    await expect(missingBucket.checkReachable()).rejects.toThrow('S3 HEAD no-such-bucket failed: HTTP 404');
+  });
+
   it('refuses a malformed key before any request: nothing can climb out of the bucket', async () => {
     await expect(store.put('../escape.png', randomBytes(10), 'image/png')).rejects.toThrow('Invalid media key');
     await expect(store.put('ws_s3/../../escape.png', randomBytes(10), 'image/png')).rejects.toThrow(

@@ -7,7 +7,8 @@
  * (see `http/routes/media.ts`); keys carry random job ids, so URLs are unguessable but public, as published
  * campaign images must be.
  */
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { AwsClient } from 'aws4fetch';
 import { XMLParser } from 'fast-xml-parser';
@@ -24,6 +25,8 @@ export interface MediaStore {
   get(key: string): Promise<StoredMedia | null>;
   /** The public URL the platform serves the object at. */
   urlFor(key: string): string;
+  /** Resolves when the store can be written to (readiness, `/readyz`); rejects with the reason otherwise. */
+  checkReachable(): Promise<void>;
 }
 
 const KEY_PATTERN = /^[A-Za-z0-9_-]+(?:\/[A-Za-z0-9_.-]+)+$/;
@@ -71,13 +74,18 @@ export function createLocalMediaStore(options: { dir: string; publicBaseUrl: str
       }
     },
     urlFor: (key) => `${options.publicBaseUrl}/media/${key}`,
+    async checkReachable() {
+      // The folder appears with the first stored object; a fresh volume is ready if it can be created.
+      await mkdir(root, { recursive: true });
+      await access(root, constants.W_OK);
+    },
   };
 }
 
 const s3Xml = new XMLParser();
 
 /** An S3 failure as one line: the status and, from S3's XML error body, its code and message. */
-async function s3Failure(operation: 'PUT' | 'GET', key: string, response: Response): Promise<Error> {
+async function s3Failure(operation: 'PUT' | 'GET' | 'HEAD', key: string, response: Response): Promise<Error> {
   let detail = '';
   try {
     const error = (s3Xml.parse(await response.text()) as { Error?: { Code?: string; Message?: string } }).Error;
@@ -126,6 +134,13 @@ export function createS3MediaStore(options: {
       };
     },
     urlFor: (key) => `${options.publicBaseUrl}/media/${key}`,
+    async checkReachable() {
+      // HeadBucket: answered by the store without listing anything; 403 means the credentials are refused.
+      const response = await client.fetch(`${options.endpoint}/${encodeURIComponent(options.bucket)}`, {
+        method: 'HEAD',
+      });
+      if (!response.ok) throw await s3Failure('HEAD', options.bucket, response);
+    },
   };
 }
 

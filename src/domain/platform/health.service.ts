@@ -1,6 +1,7 @@
 /**
- * Reachability of the platform's dependencies, for `get_platform_info topic=health` and `/healthz`.
- * Each probe is bounded by a timeout so a hung dependency reports "down" instead of hanging the caller.
+ * Reachability of the platform's dependencies, for `get_platform_info topic=health`; `/readyz` asks the same
+ * probes through `readiness.ts`. Each probe is bounded by a timeout so a hung dependency reports "down" instead
+ * of hanging the caller.
  */
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Connection } from '@temporalio/client';
@@ -38,12 +39,15 @@ export function withoutVersions(report: HealthReport): HealthReport {
 
 const PROBE_TIMEOUT_MS = 2_000;
 
-async function probe(run: () => Promise<string | null>): Promise<DependencyHealth> {
+export async function probe(
+  run: () => Promise<string | null>,
+  timeoutMs: number = PROBE_TIMEOUT_MS,
+): Promise<DependencyHealth> {
   const started = performance.now();
   try {
     const version = await Promise.race([
       run(),
-      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timed out')), PROBE_TIMEOUT_MS).unref()),
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timed out')), timeoutMs).unref()),
     ]);
     return { status: 'up', latencyMs: Math.round(performance.now() - started), version };
   } catch (error) {
