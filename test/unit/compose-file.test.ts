@@ -8,6 +8,8 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import path from 'node:path';
+import { locateDockerCompose } from '../../src/dev/docker-compose.ts';
 
 const require = createRequire(import.meta.url);
 /** js-yaml ships no type declarations: the members used here. */
@@ -119,15 +121,15 @@ it("runs the platform's containers as an unprivileged user, sharing one S3 media
   expect(stages.at(-1)).toMatch(/^USER node$/m);
 });
 
-/** `docker compose` (the CLI plugin) or the standalone `docker-compose`; null without a docker binary. */
-function composeCommand(): string[] | null {
-  const works = (command: string[]) => spawnSync(command[0]!, [...command.slice(1), 'version']).status === 0;
-  if (works(['docker', 'compose'])) return ['docker', 'compose'];
-  if (works(['docker-compose'])) return ['docker-compose'];
-  const docker = spawnSync('docker', ['--version']);
-  if (docker.error) return null;
-  throw new Error('docker is installed but Compose is not: install the compose plugin (docs/deployment.md)');
-}
+/** The pinned Docker Compose (`npm run tools:install` builds it; built here on first use otherwise). */
+let composeBinary: string;
+beforeAll(async () => {
+  composeBinary = await locateDockerCompose({
+    explicitPath: process.env.DOCKER_COMPOSE_PATH,
+    toolsDir: path.resolve(process.env.TOOLS_DIR ?? '.tools'),
+    searchPath: process.env.PATH,
+  });
+}, 1_800_000);
 
 const REQUIRED_ENV = {
   BASE_HOST: 'www.example.com',
@@ -143,13 +145,8 @@ const REQUIRED_ENV = {
 };
 
 it('passes `docker compose config`, and is refused without the database password', () => {
-  const command = composeCommand();
-  if (!command) {
-    console.warn('docker compose config not run: there is no docker binary on this machine');
-    return;
-  }
   const run = (env: Record<string, string>) =>
-    spawnSync(command[0]!, [...command.slice(1), '-f', COMPOSE_FILE, 'config', '-q'], {
+    spawnSync(composeBinary, ['-f', COMPOSE_FILE, 'config', '-q'], {
       env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
       encoding: 'utf8',
     });
