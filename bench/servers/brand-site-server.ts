@@ -68,7 +68,7 @@ const publishing = createPublishingActivities({
   studio: undefined as never,
   safeFetch: undefined as never,
   republish: noop,
-  brand: undefined as never,
+  brand: container.services.brand,
   generation: undefined as never,
   audit: undefined as never,
   metrics: NO_METRICS,

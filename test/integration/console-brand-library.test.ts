@@ -12,6 +12,7 @@ import { startTestPlatform, profileUrl, type TestPlatform } from '../support/pla
 import { domainFingerprint, scopeOf, seedWorkspace, type SeededWorkspace } from '../support/seed.ts';
 import { acrossWorkspaces } from '../../src/domain/shared/scope.ts';
 import { Job } from '../../src/domain/jobs/job.entity.ts';
+import { liveCampaignsByZone } from '../../src/domain/campaigns/deployments.ts';
 import type { Role } from '../../src/domain/workspaces/roles.ts';
 
 const PASSWORD = 'console brand password 1';
@@ -338,4 +339,30 @@ it('lists generated media with the campaign and variant that use it', async () =
   expect(page.text).toContain(`<img class="thumb" src="${ownImage}" alt="Linen shirt on a line"`);
   expect(page.text).toContain('Still (landscape)');
   expect(page.text).toMatch(/Used in\s*<a href="[^"]+">Linen summer<\/a\s*>, variant Variant A/);
+});
+
+it('names the latest five campaigns live in a zone and counts the rest, from one grouped read', async () => {
+  const { campaigns } = platform.container.services;
+  const scope = scopeOf(platform.container, tenant);
+  const names: string[] = [];
+  for (let i = 1; i <= 7; i += 1) {
+    const campaign = await campaigns.create(scope, { name: `Crowded ${i}`, objective: 'Fill the zone' });
+    await campaigns.createVariant(scope, campaign.id, { headline: `Crowded ${i}`, body: 'Body', callToAction: 'Go' });
+    await campaigns.publish(scope, campaign.id);
+    await campaigns.deploy(scope, { campaignId: campaign.id, zoneId: seeded.freeZoneId });
+    names.push(campaign.name);
+  }
+  const live = await liveCampaignsByZone(scope, [seeded.freeZoneId, seeded.zoneId], 5);
+  expect(live.get(seeded.freeZoneId)?.count).toBe(7);
+  // Newest deployment first.
+  expect(live.get(seeded.freeZoneId)!.latest.map((campaign) => campaign.name)).toEqual(names.slice(2).reverse());
+  expect(live.get(seeded.zoneId)).toEqual({ count: 1, latest: [{ id: seeded.campaignId, name: 'Linen summer' }] });
+  // Another workspace reads nothing of these zones.
+  const other = await createTenant(platform.container, { name: 'Other Co' });
+  expect((await liveCampaignsByZone(scopeOf(platform.container, other), [seeded.freeZoneId], 5)).size).toBe(0);
+
+  const page = (await people.viewer.browser.request(`${w()}/surfaces`)).text.replace(/\s+/g, ' ');
+  for (const name of names.slice(2)) expect(page).toContain(`>${name}</a >`);
+  expect(page).not.toContain(`>${names[0]}</a >`);
+  expect(page).toContain('and 2 more (7 live)');
 });

@@ -2,6 +2,7 @@
  * Deployments: a published campaign placed in a surface zone, with a priority and an optional schedule. Every
  * change republishes the brand site.
  */
+import { CompiledQuery } from 'kysely';
 import { ConflictError, NotFoundError } from '../../errors.ts';
 import {
   afterCursor,
@@ -138,4 +139,45 @@ export function createDeploymentOperations(deps: { republish: RepublishPort }) {
       return toPage(rows, limit, toDeploymentView);
     },
   };
+}
+
+/** What is live in a zone: how many campaigns, and the most recently deployed few of them. */
+export interface ZoneLiveCampaigns {
+  count: number;
+  latest: { id: string; name: string }[];
+}
+
+/**
+ * What is live in each of `zoneIds`, in one grouped read: the count of active deployments and the `perZone`
+ * most recent of them with their campaign's name. For a page listing zones (the console's surfaces), which
+ * would otherwise read and hydrate every active deployment of the workspace to show a few names per zone.
+ */
+export async function liveCampaignsByZone(
+  scope: WorkspaceScope,
+  zoneIds: readonly string[],
+  perZone: number,
+): Promise<Map<string, ZoneLiveCampaigns>> {
+  const live = new Map<string, ZoneLiveCampaigns>();
+  if (!zoneIds.length) return live;
+  // Raw SQL for the window functions; scoped explicitly by the workspace, as the ORM's filter would.
+  const { rows } = await scope.em
+    .getConnection()
+    .getClient()
+    .executeQuery<{ zone_id: string; campaign_id: string; name: string; total: string }>(
+      CompiledQuery.raw(
+        `select zone_id, campaign_id, name, total from (
+           select d.zone_id, c.id as campaign_id, c.name, count(*) over (partition by d.zone_id) as total,
+             row_number() over (partition by d.zone_id order by d.created_at desc, d.id desc) as n
+           from deployments d join campaigns c on c.id = d.campaign_id and c.workspace_id = d.workspace_id
+           where d.workspace_id = $1 and d.status = 'active' and d.zone_id = any($2::varchar[])
+         ) ranked where n <= $3 order by zone_id, n`,
+        [scope.workspaceId, [...zoneIds], perZone],
+      ),
+    );
+  for (const row of rows) {
+    let zone = live.get(row.zone_id);
+    if (!zone) live.set(row.zone_id, (zone = { count: Number(row.total), latest: [] }));
+    zone.latest.push({ id: row.campaign_id, name: row.name });
+  }
+  return live;
 }

@@ -1,14 +1,14 @@
 /**
  * Surfaces and zones (`/w/:id/surfaces`): each surface (a brand-site page, an email, a social channel) with its
- * zones and the campaigns live in each, and forms to create a surface or a zone. Read with `query_surfaces` and
- * `query_campaigns deployments`, created with `manage_surfaces` (kit.tool): the tool checks the role and writes
- * the audit line, as for an agent. Deploying a campaign to a zone is on the campaign's page.
+ * zones and the campaigns live in each, and forms to create a surface or a zone. Read with `query_surfaces`, and
+ * what is live per zone with `liveCampaignsByZone` (a read); created with `manage_surfaces` (kit.tool): the tool
+ * checks the role and writes the audit line, as for an agent. Deploying a campaign to a zone is on the
+ * campaign's page.
  */
 import type Router from '@koa/router';
-import { campaignNames } from '../../domain/campaigns/campaigns.ts';
 import type { Context } from 'koa';
 import { can } from '../../auth/permissions.ts';
-import type { DeploymentView } from '../../domain/campaigns/deployments.ts';
+import { liveCampaignsByZone, type ZoneLiveCampaigns } from '../../domain/campaigns/deployments.ts';
 import { SURFACE_KINDS, ZONE_KINDS } from '../../domain/surfaces/surface.entity.ts';
 import type { SurfaceView, ZoneView } from '../../domain/surfaces/surfaces.service.ts';
 import { html, type SafeHtml } from '../../views/html.ts';
@@ -17,8 +17,10 @@ import { clearIfEmpty, keepIfEmpty, raw, type FormBody } from './form-fields.ts'
 import { state, type DashboardKit } from './kit.ts';
 
 const SURFACES_PER_PAGE = 20;
-/** Zones and live deployments are read in pages of 100, up to this many pages (a workspace's whole set). */
+/** Zones are read in pages of 100, up to this many pages (a workspace's whole set). */
 const MAX_READ_PAGES = 10;
+/** A zone lists this many of its live campaigns by name (the latest deployed), then how many more. */
+const LIVE_NAMES_PER_ZONE = 5;
 
 const SURFACE_KIND_LABELS: Record<(typeof SURFACE_KINDS)[number], string> = {
   brand_page: 'Brand-site page',
@@ -31,8 +33,8 @@ interface SurfacesView {
   nextCursor: string | null;
   cursor: string | undefined;
   zonesBySurface: Map<string, ZoneView[]>;
-  /** Live campaigns per zone id, in the order of their deployments. */
-  liveByZone: Map<string, { id: string; name: string }[]>;
+  /** Per zone id: how many campaigns are live there, and the latest few. */
+  liveByZone: Map<string, ZoneLiveCampaigns>;
 }
 
 /** The zone's constraints in words ("headline ≤ 60, image 16:9"), or null when it has none. */
@@ -75,32 +77,20 @@ export function surfaceRoutes(router: Router, kit: DashboardKit): void {
   const surfacesPage = async (ctx: Context, notices: Notice[] = []) => {
     const cursor =
       typeof ctx.query.cursor === 'string' && ctx.query.cursor ? ctx.query.cursor.slice(0, 200) : undefined;
-    const [{ surfaces, nextCursor }, zones, deployments] = await Promise.all([
+    const [{ surfaces, nextCursor }, zones] = await Promise.all([
       kit.tool<{ surfaces: SurfaceView[]; nextCursor: string | null }>(ctx, 'query_surfaces', {
         operation: 'list_surfaces',
         limit: SURFACES_PER_PAGE,
         ...(cursor ? { cursor } : {}),
       }),
       readAll<ZoneView>(ctx, 'query_surfaces', { operation: 'list_zones' }, 'zones'),
-      readAll<DeploymentView>(
-        ctx,
-        'query_campaigns',
-        { action: 'deployments', deploymentStatus: 'active' },
-        'deployments',
-      ),
     ]);
-    // The names of the live campaigns in one read (one `query_campaigns get` each was 1,200 statements a view).
-    const names = await campaignNames(
-      kit.scopeOf(ctx),
-      deployments.map((deployment) => deployment.campaignId),
-    );
     const zonesBySurface = new Map<string, ZoneView[]>();
     for (const zone of zones) zonesBySurface.set(zone.surfaceId, [...(zonesBySurface.get(zone.surfaceId) ?? []), zone]);
-    const liveByZone: SurfacesView['liveByZone'] = new Map();
-    for (const deployment of deployments) {
-      const live = { id: deployment.campaignId, name: names.get(deployment.campaignId) ?? 'a campaign' };
-      liveByZone.set(deployment.zoneId, [...(liveByZone.get(deployment.zoneId) ?? []), live]);
-    }
+    // What is live in the zones on this page: a count and the latest few names per zone, in one grouped read
+    // (reading every active deployment through `query_campaigns deployments` hydrated hundreds of them a view).
+    const shownZones = surfaces.flatMap((surface) => zonesBySurface.get(surface.id) ?? []).map((zone) => zone.id);
+    const liveByZone = await liveCampaignsByZone(kit.scopeOf(ctx), shownZones, LIVE_NAMES_PER_ZONE);
     sendHtml(
       ctx,
       surfacesListPage(state(ctx).chrome, { surfaces, nextCursor, cursor, zonesBySurface, liveByZone }, notices),
@@ -199,18 +189,19 @@ function surfaceCard(chrome: Chrome, surface: SurfaceView, view: SurfacesView): 
         ? stackedTable(
             ['Zone', 'Kind', 'Limits', 'Live campaigns'],
             zones.map((zone) => {
-              const live = view.liveByZone.get(zone.id) ?? [];
+              const live = view.liveByZone.get(zone.id);
+              const more = live ? live.count - live.latest.length : 0;
               return [
                 html`${zone.name}<br /><span class="muted">key ${zone.key}</span>`,
                 zone.kind,
                 limitsOf(zone) ?? html`<span class="muted">none</span>`,
-                live.length
-                  ? live.map(
+                live
+                  ? html`${live.latest.map(
                       (campaign, index) =>
                         html`${index ? ', ' : ''}<a href="/w/${chrome.current!.id}/campaigns/${campaign.id}"
                             >${campaign.name}</a
                           >`,
-                    )
+                    )}${more ? html` <span class="muted">and ${more} more (${live.count} live)</span>` : ''}`
                   : html`<span class="muted">nothing deployed</span>`,
               ];
             }),
