@@ -37,7 +37,8 @@ import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CATALOGUE } from '../src/mcp/registry.ts';
-import { closeLoopbackAwareFetch, loopbackAwareFetch } from '../src/net/loopback-aware-fetch.ts';
+import { closeLoopbackAwareFetch } from '../src/net/loopback-aware-fetch.ts';
+import { recordingFetch, type RecordedRequest } from './support/recording-fetch.ts';
 import { checkedLoad, type CheckedLoadResult, type PreparedRequest } from './support/checked-load.ts';
 import { printCpuProfile } from './support/cpu-profile-summary.ts';
 import { postgresBackendCpuMs, postgresCpuBetween } from './support/postgres-cpu.ts';
@@ -65,29 +66,6 @@ interface Case {
   url: string;
   method: 'GET' | 'POST';
   prepare(n: number): PreparedRequest<Expectation>;
-}
-
-/** One MCP request as a real client sent it: its headers (minus credentials and transport ones) and body. */
-interface RecordedRequest {
-  headers: Record<string, string>;
-  body: { jsonrpc: '2.0'; id: number | string; method: string; params?: unknown };
-}
-
-/** A fetch that records every JSON-RPC request it sends, by method. */
-function recordingFetch(recorded: Map<string, RecordedRequest>): typeof fetch {
-  return (async (input: string | URL | Request, init?: RequestInit) => {
-    const request = new Request(input, init);
-    const text = await request.clone().text();
-    if (text) {
-      const body = JSON.parse(text) as RecordedRequest['body'];
-      const headers: Record<string, string> = {};
-      request.headers.forEach((value, name) => {
-        if (!['x-api-key', 'authorization', 'content-length', 'host'].includes(name)) headers[name] = value;
-      });
-      if (body.method) recorded.set(body.method, { headers, body });
-    }
-    return loopbackAwareFetch(input, init);
-  }) as typeof fetch;
 }
 
 /** Records `tools/call query_campaigns list` and `tools/list` as the SDK client of one era sends them. */

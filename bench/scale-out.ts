@@ -31,6 +31,7 @@ import { createContainer } from '../src/container.ts';
 import { acrossWorkspaces, actors, workspaceScope } from '../src/domain/shared/scope.ts';
 import { createLogger } from '../src/logger.ts';
 import { closeLoopbackAwareFetch, loopbackAwareFetch } from '../src/net/loopback-aware-fetch.ts';
+import { recordingFetch, type RecordedRequest } from './support/recording-fetch.ts';
 import { checkedLoad, type CheckedLoadResult, type PreparedRequest } from './support/checked-load.ts';
 import { freePort, startBenchStack } from './support/stack.ts';
 
@@ -373,26 +374,3 @@ try {
   await stack.stop();
 }
 process.exit(failed ? 1 : 0);
-
-/** One MCP request as the SDK client sent it: its headers (minus credentials and transport ones) and body. */
-interface RecordedRequest {
-  headers: Record<string, string>;
-  body: { jsonrpc: '2.0'; id: number | string; method: string; params?: unknown };
-}
-
-/** A fetch that records every JSON-RPC request it sends, by method. */
-function recordingFetch(recorded: Map<string, RecordedRequest>): typeof fetch {
-  return (async (input: string | URL | Request, init?: RequestInit) => {
-    const request = new Request(input, init);
-    const text = await request.clone().text();
-    if (text) {
-      const body = JSON.parse(text) as RecordedRequest['body'];
-      const headers: Record<string, string> = {};
-      request.headers.forEach((value, name) => {
-        if (!['x-api-key', 'authorization', 'content-length', 'host'].includes(name)) headers[name] = value;
-      });
-      if (body.method) recorded.set(body.method, { headers, body });
-    }
-    return loopbackAwareFetch(input, init);
-  }) as typeof fetch;
-}
