@@ -144,7 +144,7 @@ async function addReach(
     const key = variantKey(row);
     if (keys.has(key) && row.reach_sketch) byVariant.get(key)?.sketch.mergeBytes(row.reach_sketch);
   }
-  if (build) mergeBuild(new Map([...byVariant].filter(([key]) => keys.has(key))), build.variants);
+  for (const [key, sketch] of build?.variants ?? []) if (keys.has(key)) byVariant.get(key)?.sketch.merge(sketch);
 }
 
 function topRows<T extends { metrics: Metrics }>(rows: T[], limit: number): { rows: T[]; left: number } {
@@ -257,9 +257,10 @@ export function createAnalyticsQueryService(deps: { now?: () => Date } = {}) {
       const byCampaign = absorbBy(byVariant, campaignOfKey);
       const shownCampaigns = wants('campaigns') ? rowsToShow(byCampaign, limit) : [];
       const shownVariants = wants('variants') ? rowsToShow(byVariant, limit) : [];
+      const campaignShown = new Set(shownCampaigns);
       const sketched = new Set([
         ...shownVariants,
-        ...[...byVariant.keys()].filter((key) => shownCampaigns.includes(campaignOfKey(key))),
+        ...[...byVariant.keys()].filter((key) => campaignShown.has(campaignOfKey(key))),
       ]);
       await addReach(scope, window, build !== null, campaignRows, byVariant, sketched, variantKey);
       const ids = [...new Set([...shownCampaigns, ...shownVariants.map(campaignOfKey)])];
@@ -272,7 +273,7 @@ export function createAnalyticsQueryService(deps: { now?: () => Date } = {}) {
       const variantOf = new Map(variants.map((variant) => [variant.id, variant]));
       if (wants('campaigns')) {
         const withReach = absorbBy(
-          new Map([...byVariant].filter(([key]) => shownCampaigns.includes(campaignOfKey(key)))),
+          new Map([...byVariant].filter(([key]) => campaignShown.has(campaignOfKey(key)))),
           campaignOfKey,
         );
         const rows = shownCampaigns.map((campaignId) => ({

@@ -194,8 +194,7 @@ async function rebuildWorkspace(trx: Tx, workspaceId: string, today: string): Pr
   const segments = BUILT_WINDOW_DAYS.map((): SketchEntries => new Map());
   const segmentCounters = BUILT_WINDOW_DAYS.map(() => new Map<string, Counters>());
   const segmentOf = (day: string) => BUILT_WINDOW_DAYS.findIndex((days) => day >= firstDay(yesterday, days));
-  const countersOf = (counters: Map<string, Counters>, key: string[]) => {
-    const id = key.join('\u0000');
+  const countersOf = (counters: Map<string, Counters>, id: string) => {
     let entry = counters.get(id);
     if (!entry) counters.set(id, (entry = zeroCounters()));
     return entry;
@@ -208,7 +207,7 @@ async function rebuildWorkspace(trx: Tx, workspaceId: string, today: string): Pr
     ]) {
       const sketch = sketchEntry(segments[i]!, key);
       if (row.reach_sketch) sketch.mergeBytes(row.reach_sketch);
-      addCounters(countersOf(segmentCounters[i]!, key), row);
+      addCounters(countersOf(segmentCounters[i]!, key.join('\u0000')), row);
     }
   }
   for (const row of workspaceDays)
@@ -222,8 +221,7 @@ async function rebuildWorkspace(trx: Tx, workspaceId: string, today: string): Pr
   const counterColumns = BUILD_COUNTERS.map((): number[] => []);
   for (const [i, days] of BUILT_WINDOW_DAYS.entries()) {
     for (const { key, sketch } of segments[i]!.values()) sketchEntry(window, key).merge(sketch);
-    for (const [id, counters] of segmentCounters[i]!)
-      addCounters(countersOf(windowCounters, id.split('\u0000')), counters);
+    for (const [id, counters] of segmentCounters[i]!) addCounters(countersOf(windowCounters, id), counters);
     for (const [id, { key, sketch }] of window) {
       for (const [c, value] of [String(days), ...key].entries()) columns[c]!.push(value);
       sketches.push(sketch.toBytes());
