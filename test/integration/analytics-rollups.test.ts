@@ -350,6 +350,15 @@ describe('analytics rollups', () => {
     ).toBe(true);
   });
 
+  test('each workspace day stores the estimate of its sketch beside it, for the daily chart', async () => {
+    const days = await sql<{ reach: string; reach_sketch: Buffer | null }>(
+      'select reach, reach_sketch from analytics_reach_daily order by workspace_id, day',
+    );
+    expect(days.length).toBeGreaterThan(0);
+    for (const day of days) expect(Number(day.reach)).toBe(ReachSketch.fromBytes(day.reach_sketch).estimate());
+    expect(days.some((day) => Number(day.reach) > 0)).toBe(true);
+  });
+
   test('running it again adds nothing', async () => {
     const before = await snapshotRollups();
     const result = await runWorkflow();

@@ -201,7 +201,8 @@ export function createAnalyticsQueryService(deps: { now?: () => Date } = {}) {
     const needsWorkspaceDays = !input.campaignId && (wants('summary') || wants('timeseries'));
     // A workspace's long windows take their Reach from the window build plus today's sketches
     // (window-reach.ts); a campaign's snapshot, the 1d window or a missing build merge every daily sketch.
-    const summaryFromBuild = wants('summary') && !wants('timeseries');
+    // The workspace's daily chart reads each day's stored estimate and no sketch at all.
+    const summaryFromBuild = wants('summary') && !input.campaignId;
     const [freshness, build] = await Promise.all([
       readFreshness(scope),
       input.campaignId || !(summaryFromBuild || needsDaily)
@@ -226,7 +227,7 @@ export function createAnalyticsQueryService(deps: { now?: () => Date } = {}) {
           ? readDailyRows(scope, { from: window.to, to: window.to })
           : readDailyRows(scope, window, input.campaignId),
       needsWorkspaceDays
-        ? readWorkspaceDays(scope, window, build && summaryFromBuild ? window.to : window.from)
+        ? readWorkspaceDays(scope, window, !wants('summary') ? null : build ? window.to : window.from)
         : Promise.resolve([]),
     ]);
     const result: Snapshot = { window, campaignId: input.campaignId ?? null, freshness, sections };
@@ -239,11 +240,16 @@ export function createAnalyticsQueryService(deps: { now?: () => Date } = {}) {
       result.summary = tally.metrics();
     }
     if (wants('timeseries')) {
-      const byDay = input.campaignId ? tallyBy(daily, (row) => row.day) : tallyBy(workspaceDays, (row) => row.day);
+      // A campaign's days merge its rows' sketches; a workspace day has one row, whose Reach is stored.
+      const byDay = input.campaignId
+        ? tallyBy(daily, (row) => row.day)
+        : tallyBy(workspaceDays, (row) => row.day, { sketch: false });
+      const storedReach = new Map(workspaceDays.map((row) => [row.day, Number(row.reach)]));
       const start = Date.parse(`${window.from}T00:00:00Z`);
       result.timeseries = Array.from({ length: window.days }, (_, i) => {
         const day = new Date(start + i * DAY_MS).toISOString().slice(0, 10);
-        return { day, ...(byDay.get(day) ?? new Tally()).metrics() };
+        const tally = byDay.get(day) ?? new Tally();
+        return { day, ...tally.metrics(input.campaignId ? undefined : (storedReach.get(day) ?? 0)) };
       });
     }
     if (wants('campaigns') || wants('variants')) {

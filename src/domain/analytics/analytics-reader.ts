@@ -57,14 +57,18 @@ export class Tally {
     return this;
   }
 
-  /** Reach never exceeds the impressions that had a session (the sketch's ±0.8 % could overshoot a little). */
-  reach(): number {
-    if (!this.#sketch) return 0;
-    return Math.min(Math.round(this.#sketch.estimate()), this.impressions - this.unattributedImpressions);
+  /**
+   * Reach never exceeds the impressions that had a session (the sketch's ±0.8 % could overshoot a little).
+   * `estimate`: the estimate of this tally's sessions when it is already known (a workspace day's stored
+   * `reach`, written with its sketch), so the sketch need not be read.
+   */
+  reach(estimate?: number): number {
+    if (estimate === undefined && !this.#sketch) return 0;
+    return Math.min(estimate ?? Math.round(this.#sketch!.estimate()), this.impressions - this.unattributedImpressions);
   }
 
-  metrics(): Metrics {
-    const reach = this.reach();
+  metrics(reachEstimate?: number): Metrics {
+    const reach = this.reach(reachEstimate);
     return {
       impressions: this.impressions,
       reach,
@@ -126,17 +130,20 @@ const COUNTER_COLUMNS =
   'impressions, unattributed_impressions, clicks, conversions, conversion_value, concierge_questions';
 
 /**
- * Per-day workspace totals (one row per day with traffic); sketches only of the days from `sketchesFrom` on
- * (default: every day), when a window build supplies the rest.
+ * Per-day workspace totals (one row per day with traffic) with each day's Reach as a number (`reach`, the
+ * estimate of its sketch, written by the rollup with it); the sketches themselves only of the days from
+ * `sketchesFrom` on (default: every day; null: none), for a union over days: a window build supplies the
+ * closed days' union, and a daily chart needs only the numbers.
  */
 export function readWorkspaceDays(
   scope: WorkspaceScope,
   window: { from: string; to: string },
-  sketchesFrom = window.from,
-): Promise<(CounterRow & { day: string })[]> {
+  sketchesFrom: string | null = window.from,
+): Promise<(CounterRow & { day: string; reach: string })[]> {
   return sqlRows(
     scope,
-    `select day::text as day, ${COUNTER_COLUMNS}, case when day >= $4::date then reach_sketch end as reach_sketch
+    `select day::text as day, ${COUNTER_COLUMNS}, reach,
+       case when day >= $4::date then reach_sketch end as reach_sketch
      from analytics_reach_daily
      where workspace_id = $1 and day between $2::date and $3::date`,
     [scope.workspaceId, window.from, window.to, sketchesFrom],

@@ -37,13 +37,15 @@ const COLUMN_TYPES: Record<string, string> = { day: 'date', window_days: 'smalli
 /**
  * Merges each entry's sketch with the sketch stored in its row and writes the union back. Rows must exist
  * (the rollup's counter upserts created them), unless `insertMissing`, which inserts the rows that do not.
+ * With `estimateColumn`, the union's estimate is written beside it, so a reader that wants the number (a
+ * daily chart) never has to read and decode the sketch.
  */
 export async function mergeSketchesInto(
   trx: Tx,
   table: string,
   keyColumns: string[],
   sketches: SketchEntries,
-  options: { insertMissing?: boolean } = {},
+  options: { insertMissing?: boolean; estimateColumn?: string } = {},
 ): Promise<void> {
   if (sketches.size === 0) return;
   const entries = [...sketches.values()];
@@ -61,21 +63,28 @@ export async function mergeSketchesInto(
     if (row.reach_sketch) sketches.get(id)?.sketch.mergeBytes(row.reach_sketch);
   }
   const n = keyColumns.length;
-  const values = [...keyArrays, entries.map((entry) => entry.sketch.toBytes())];
+  const values: unknown[] = [...keyArrays, entries.map((entry) => entry.sketch.toBytes())];
+  const estimate = options.estimateColumn;
+  if (estimate) values.push(entries.map((entry) => entry.sketch.estimate()));
+  const estimateCast = estimate ? `, $${n + 2}::bigint[]` : '';
   if (options.insertMissing) {
     await query(
       trx,
-      `insert into ${table} (${keyColumns.join(', ')}, reach_sketch)
-       select * from unnest(${casts}, $${n + 1}::bytea[])
-       on conflict (${keyColumns.join(', ')}) do update set reach_sketch = excluded.reach_sketch`,
+      `insert into ${table} (${keyColumns.join(', ')}, reach_sketch${estimate ? `, ${estimate}` : ''})
+       select * from unnest(${casts}, $${n + 1}::bytea[]${estimateCast})
+       on conflict (${keyColumns.join(', ')}) do update set reach_sketch = excluded.reach_sketch${
+         estimate ? `, ${estimate} = excluded.${estimate}` : ''
+       }`,
       values,
     );
     return;
   }
   await query(
     trx,
-    `update ${table} t set reach_sketch = k.reach_sketch
-     from unnest(${casts}, $${n + 1}::bytea[]) as k(${keyColumns.join(', ')}, reach_sketch)
+    `update ${table} t set reach_sketch = k.reach_sketch${estimate ? `, ${estimate} = k.${estimate}` : ''}
+     from unnest(${casts}, $${n + 1}::bytea[]${estimateCast}) as k(${keyColumns.join(', ')}, reach_sketch${
+       estimate ? `, ${estimate}` : ''
+     })
      where ${matches}`,
     values,
   );

@@ -369,7 +369,7 @@ async function mergeSketches(trx: Tx): Promise<void> {
     ['workspace_id', 'day', 'campaign_id', 'variant_id', 'zone_id'],
     daily,
   );
-  await mergeSketchesInto(trx, 'analytics_reach_daily', ['workspace_id', 'day'], reach);
+  await mergeSketchesInto(trx, 'analytics_reach_daily', ['workspace_id', 'day'], reach, { estimateColumn: 'reach' });
   await mergeSketchesInto(trx, 'analytics_variant_totals', ['workspace_id', 'campaign_id', 'variant_id'], variants);
   // Sessions of late events, on closed days that a window build already covers, go into that build as well.
   await mergeLateIntoWindowBuilds(trx, rows);
