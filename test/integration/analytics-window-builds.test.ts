@@ -111,7 +111,12 @@ const comparable = (snapshot: Snapshot) => ({ ...snapshot, freshness: null });
 
 async function expectBuildsMatchDailyRows(now: Date): Promise<void> {
   for (const window of ['1d', '7d', '28d', '90d']) {
-    for (const sections of [ALL_SECTIONS, ['summary'], ['campaigns', 'variants', 'surfaces']]) {
+    for (const sections of [
+      ALL_SECTIONS,
+      ['summary'],
+      ['campaigns', 'variants', 'surfaces'],
+      ['summary', 'timeseries', 'campaigns'],
+    ]) {
       const fromBuilds = await snapshot(now, window, sections);
       expect(comparable(fromBuilds)).toEqual(comparable(await snapshotFromDailyRows(now, window, sections)));
     }

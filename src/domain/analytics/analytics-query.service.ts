@@ -123,23 +123,29 @@ function rowsToShow(tallies: Map<string, Tally>, limit: number): string[] {
 }
 
 /**
- * Adds Reach to the variant tallies in `keys`: the sketches of their rows (with a window build, the rows carry
- * the last day's sketch) and the build's sketches of the days before. Should the build have moved on since the
- * counters were read (a rebuild at midnight), every daily sketch of those variants is merged instead.
+ * Adds Reach to the variant tallies in `keys`: the sketches of their daily rows and, with a window build, the
+ * build's sketches of the days before today. With a build, `rows` are today's and carry no sketches unless
+ * another section needed them all (`rowsHaveSketches`); today's sketches are then read for the shown campaigns
+ * only, alongside their build sketches. Should the build have moved on since the counters were read (a rebuild
+ * at midnight), every daily sketch of those variants is merged instead.
  */
 async function addReach(
   scope: WorkspaceScope,
   window: ResolvedWindow,
   built: boolean,
   rows: readonly DailyRow[],
+  rowsHaveSketches: boolean,
   byVariant: Map<string, Tally>,
   keys: ReadonlySet<string>,
   variantKey: (row: DailyRow) => string,
 ): Promise<void> {
   if (!keys.size) return;
   const campaignIds = [...new Set([...keys].map((key) => key.slice(0, key.indexOf('/'))))];
-  const build = built ? await readWindowBuild(scope, window, ['variant'], { variantSketchesOf: campaignIds }) : null;
-  const sketchRows = built && !build ? await readDailyRows(scope, window, campaignIds) : rows;
+  const [build, todays] = await Promise.all([
+    built ? readWindowBuild(scope, window, ['variant'], { variantSketchesOf: campaignIds }) : null,
+    rowsHaveSketches ? rows : readDailyRows(scope, { from: window.to, to: window.to }, campaignIds),
+  ]);
+  const sketchRows = built && !build ? await readDailyRows(scope, window, campaignIds) : todays;
   for (const row of sketchRows) {
     const key = variantKey(row);
     if (keys.has(key) && row.reach_sketch) byVariant.get(key)?.sketch.mergeBytes(row.reach_sketch);
@@ -219,12 +225,15 @@ export function createAnalyticsQueryService(deps: { now?: () => Date } = {}) {
             { variantSketchesOf: [] },
           ),
     ]);
-    // With a build, the daily rows are today's only: the build holds the closed days (window-reach.ts).
+    // With a build, the daily rows are today's only: the build holds the closed days (window-reach.ts). Their
+    // sketches (16 KB a row, a few thousand rows on a busy day) only when every zone's Reach is wanted; the
+    // list sections read today's sketches of the rows they show (addReach).
+    const dailySketches = !build || wants('surfaces');
     const [daily, workspaceDays] = await Promise.all([
       !needsDaily
         ? []
         : build
-          ? readDailyRows(scope, { from: window.to, to: window.to })
+          ? readDailyRows(scope, { from: window.to, to: window.to }, undefined, { sketches: dailySketches })
           : readDailyRows(scope, window, input.campaignId),
       needsWorkspaceDays
         ? readWorkspaceDays(scope, window, !wants('summary') ? null : build ? window.to : window.from)
@@ -268,7 +277,7 @@ export function createAnalyticsQueryService(deps: { now?: () => Date } = {}) {
         ...shownVariants,
         ...[...byVariant.keys()].filter((key) => campaignShown.has(campaignOfKey(key))),
       ]);
-      await addReach(scope, window, build !== null, campaignRows, byVariant, sketched, variantKey);
+      await addReach(scope, window, build !== null, campaignRows, dailySketches, byVariant, sketched, variantKey);
       const ids = [...new Set([...shownCampaigns, ...shownVariants.map(campaignOfKey)])];
       const variantIds = shownVariants.map((key) => key.slice(key.indexOf('/') + 1));
       const [campaigns, variants] = await Promise.all([

@@ -150,16 +150,21 @@ export function readWorkspaceDays(
   );
 }
 
-/** Daily rows per campaign × variant × zone, optionally of one campaign or of some. */
+/**
+ * Daily rows per campaign × variant × zone, optionally of one campaign or of some; with `sketches: false`
+ * counters only (`reach_sketch` null), for a reader that merges sketches of a few rows later.
+ */
 export function readDailyRows(
   scope: WorkspaceScope,
   window: { from: string; to: string },
   campaigns?: string | readonly string[],
+  options: { sketches?: boolean } = {},
 ): Promise<DailyRow[]> {
   const filter = campaigns === undefined ? '' : `and campaign_id = ${typeof campaigns === 'string' ? '$4' : 'any($4)'}`;
+  const sketch = options.sketches === false ? 'null::bytea as reach_sketch' : 'reach_sketch';
   return sqlRows(
     scope,
-    `select day::text as day, campaign_id, variant_id, zone_id, ${COUNTER_COLUMNS}, reach_sketch, converted_sessions,
+    `select day::text as day, campaign_id, variant_id, zone_id, ${COUNTER_COLUMNS}, ${sketch}, converted_sessions,
        converted_value
      from analytics_rollups_daily
      where workspace_id = $1 and day between $2::date and $3::date ${filter}`,
