@@ -678,7 +678,11 @@ it('changes the name, objective, public summary and schedule; refused input chan
   const refusals: [form: Record<string, string>, status: number, notice: string][] = [
     [{ ...valid, name: '   ' }, 400, 'Not saved. Check the form: Name: must not be empty.'],
     [{ ...valid, startsAt: 'next tuesday' }, 400, 'Not saved. Check the form: Starts: must be an ISO 8601 date-time'],
-    [{ ...valid, endsAt: '2026-11-30T00:00' }, 409, 'Not saved: endsAt must be after startsAt.'],
+    [
+      { ...valid, endsAt: '2026-11-30T00:00' },
+      409,
+      'Not saved: the end must be after the start (endsAt must be after startsAt).',
+    ],
   ];
   for (const [input, status, notice] of refusals) {
     const before = await domainFingerprint(platform.container, tenant.workspaceId);

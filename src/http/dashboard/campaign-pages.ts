@@ -163,7 +163,8 @@ const STYLES = html`<style>
     font: inherit;
     max-width: 100%;
   }
-  [aria-invalid='true'] {
+  input[aria-invalid='true'],
+  textarea[aria-invalid='true'] {
     border-color: #b3261e;
     border-width: 2px;
   }
@@ -188,6 +189,9 @@ const STYLES = html`<style>
     flex-wrap: wrap;
     gap: 4px 16px;
     margin: 12px 0 0;
+  }
+  .schedule .row {
+    align-items: flex-start;
   }
   .schedule .row > div {
     min-width: 0;

@@ -668,9 +668,13 @@ export function campaignRoutes(router: Router, kit: DashboardKit): void {
       if (await withFieldErrors(ctx, error, campaignForm)) return;
       // The schedule's own rule (the service's, not the schema's): shown at the end date, with the tool's words.
       if (!(error instanceof AppError && error.code === 'conflict' && error.message.startsWith('endsAt '))) throw error;
-      await campaignForm(ctx, [{ kind: 'error', text: `Not saved: ${error.message}.` }], {
-        endsAt: 'must be after the start',
-      });
+      await campaignForm(
+        ctx,
+        [{ kind: 'error', text: `Not saved: the end must be after the start (${error.message}).` }],
+        {
+          endsAt: 'must be after the start',
+        },
+      );
       ctx.status = 409;
       return;
     }
