@@ -5,6 +5,9 @@
  *   confirms it, watches the generation complete on the campaign page, edits a variant, publishes the campaign
  *   with the keyboard only (Tab and Enter), places it on a brand-page zone, and the brand site's page shows the
  *   edited variant;
+ * - an editor adds a variant by hand, pauses it, changes its weight and makes it the control, deletes it after the
+ *   confirmation says what changes publicly, and changes the campaign's public summary and schedule (a schedule
+ *   that ends before it starts is refused at the field, the input kept);
  * - a viewer sees the list and the campaign and is offered no form that changes anything;
  * - the list, campaign, quote and confirmation pages have no serious or critical axe-core finding, and fit a
  *   phone screen; screenshots at desktop and phone width go to test-artifacts/console-campaigns-*.png.
@@ -287,8 +290,98 @@ it('a viewer sees the campaigns and is offered nothing that changes them', async
   await expect(page.locator('main').innerText()).resolves.toContain('Your role (viewer) can see this but not do it.');
   await page.goto(campaignUrl);
   await expect(page.locator('.cp-headline').allInnerTexts()).resolves.toContain(EDITED_HEADLINE);
-  expect(await page.getByRole('link', { name: /^Edit |Publish|Archive|Place on/ }).count()).toBe(0);
+  expect(
+    await page
+      .getByRole('link', { name: /^Edit |Publish|Archive|Place on|Add a variant|^Delete |weight or control|^Change / })
+      .count(),
+  ).toBe(0);
   const brief = await page.goto(`${campaignsUrl()}/new`);
   expect(brief!.status()).toBe(403);
   await context.close();
 });
+
+it('an editor adds a variant, pauses it, weighs it, makes it the control, deletes it, and changes the campaign', async () => {
+  const context = await browser.newContext({ viewport: DESKTOP });
+  const page = await signIn(context, EDITOR);
+  const main = page.locator('main');
+  await page.goto(campaignUrl);
+
+  // A variant written by hand.
+  await page.getByRole('link', { name: 'Add a variant…' }).click();
+  await page.getByLabel('Headline').fill('Cool linen for hot days');
+  await page.getByLabel('Text', { exact: true }).fill('Shirts that let the sea breeze through, washed soft.');
+  await page.getByLabel('Button text').fill('Shop linen');
+  await page.getByLabel('Label (optional)').fill('Hand-written');
+  await checkAndShoot(page, 'variant-new');
+  await page.getByRole('button', { name: 'Add the variant' }).click();
+  await page.getByText('Variant added.').waitFor();
+  await expect(page.locator('.variants > li').count()).resolves.toBe(3);
+  await expect(page.locator('.cp-headline').allInnerTexts()).resolves.toContain('Cool linen for hot days');
+
+  // Its traffic: paused, weight 30, the control.
+  await page.getByRole('link', { name: 'Pause, weight or control of Hand-written…' }).click();
+  await page.getByRole('radio', { name: /^Paused: no visitor/ }).check();
+  await page.getByLabel('Weight (0–100)').fill('30');
+  await page.getByRole('checkbox', { name: /^Make Hand-written the control/ }).check();
+  await checkAndShoot(page, 'variant-traffic');
+  await page.getByRole('button', { name: 'Save traffic for Hand-written' }).click();
+  await page.getByText('Traffic saved.').waitFor();
+  const card = page.locator('.variants > li', { hasText: 'Hand-written' });
+  await expect(card.innerText()).resolves.toMatch(
+    /Hand-written \(control\)[\s\S]*paused[\s\S]*no visitors \(paused\), weight 30/,
+  );
+
+  // Deleting it: the confirmation says nothing visible changes (it is paused) and who becomes the control.
+  await page.getByRole('link', { name: 'Delete Hand-written…' }).click();
+  const changes = page.locator('.changes');
+  await expect(changes.innerText()).resolves.toContain('Hand-written is paused, so no visitor sees it now');
+  await expect(changes.innerText()).resolves.toMatch(
+    /Hand-written is the control of the A\/B comparison; .+ becomes the control/,
+  );
+  await checkAndShoot(page, 'confirm-delete-variant');
+  await page.getByRole('button', { name: 'Delete Hand-written' }).click();
+  await page.getByText('Variant deleted.').waitFor();
+  await expect(page.locator('.variants > li').count()).resolves.toBe(2);
+  await expect(page.locator('.variants').innerText()).resolves.toContain('(control)');
+
+  // The campaign's public summary and schedule; an end before the start is refused at the field, input kept.
+  await page.getByRole('link', { name: 'Change name, summary and schedule…' }).click();
+  await page.getByLabel('Public summary').fill('Linen shirts for a summer by the sea.');
+  await page.getByLabel('Starts').fill('2026-12-01T09:00');
+  await page.getByLabel('Ends').fill('2026-11-01T09:00');
+  await page.getByRole('button', { name: 'Save Summer linen' }).click();
+  await main.getByText('Not saved: the end must be after the start (endsAt must be after startsAt).').waitFor();
+  await expect(page.getByLabel('Public summary').inputValue()).resolves.toBe('Linen shirts for a summer by the sea.');
+  await expect(page.getByLabel('Ends').getAttribute('aria-invalid')).resolves.toBe('true');
+  await checkAndShoot(page, 'campaign-edit-refused');
+  await page.getByLabel('Ends').fill('2027-01-31T18:00');
+  await page.getByRole('button', { name: 'Save Summer linen' }).click();
+  await page.getByText('Campaign saved.').waitFor();
+  await expect(main.innerText()).resolves.toContain('2026-12-01 09:00 UTC to 2027-01-31 18:00 UTC');
+  await expect(main.innerText()).resolves.toContain('Linen shirts for a summer by the sea.');
+
+  // The same forms at phone width.
+  const phone = await browser.newContext({
+    viewport: PHONE,
+    isMobile: true,
+    hasTouch: true,
+    storageState: await context.storageState(),
+  });
+  const small = await phone.newPage();
+  await small.goto(campaignUrl);
+  await checkAndShoot(small, 'detail-after-phone');
+  const variantId = /variant-(var_[0-9A-Z]+)/.exec(
+    (await small.locator('.variants > li').first().getAttribute('id')) ?? '',
+  )![1];
+  for (const [path, name] of [
+    ['variants/new', 'variant-new-phone'],
+    [`variants/${variantId}/traffic`, 'variant-traffic-phone'],
+    [`variants/${variantId}/delete`, 'confirm-delete-variant-phone'],
+    ['edit', 'campaign-edit-phone'],
+  ] as const) {
+    await small.goto(`${campaignUrl}/${path}`);
+    await checkAndShoot(small, name);
+  }
+  await phone.close();
+  await context.close();
+}, 120_000);

@@ -158,6 +158,61 @@ it("refuses every form to a viewer, changes nothing, and audits it as the viewer
       args: { action: 'update_deployment', deploymentId: seeded.deploymentId, deploymentStatus: 'paused' },
     },
     {
+      name: 'add a variant',
+      action: `${ws}/${seeded.campaignId}/variants`,
+      form: { name: '', headline: 'Viewer headline', body: 'Viewer text.', callToAction: 'Nope' },
+      tool: 'manage_campaigns',
+      args: {
+        action: 'create_variant',
+        campaignId: seeded.campaignId,
+        headline: 'Viewer headline',
+        body: 'Viewer text.',
+        callToAction: 'Nope',
+      },
+    },
+    {
+      name: 'pause a variant, change its weight and make it the control',
+      action: `${ws}/${seeded.campaignId}/variants/${seeded.secondVariantId}/traffic`,
+      form: { variantStatus: 'paused', weight: '10', isControl: 'yes', expectedVersion: String(version) },
+      tool: 'manage_campaigns',
+      args: {
+        action: 'update_variant',
+        variantId: seeded.secondVariantId,
+        variantStatus: 'paused',
+        weight: 10,
+        isControl: true,
+        expectedVersion: version,
+      },
+    },
+    {
+      name: 'delete a variant',
+      action: `${ws}/${seeded.campaignId}/variants/${seeded.secondVariantId}/delete`,
+      form: {},
+      tool: 'manage_campaigns',
+      args: { action: 'delete_variant', variantId: seeded.secondVariantId },
+    },
+    {
+      name: 'change the name, objective, summary and schedule',
+      action: `${ws}/${seeded.campaignId}/edit`,
+      form: {
+        name: 'Viewer name',
+        objective: '',
+        publicSummary: 'Viewer summary',
+        startsAt: '2026-12-01T09:00',
+        endsAt: '',
+      },
+      tool: 'manage_campaigns',
+      args: {
+        action: 'update',
+        campaignId: seeded.campaignId,
+        name: 'Viewer name',
+        objective: null,
+        publicSummary: 'Viewer summary',
+        startsAt: '2026-12-01T09:00:00Z',
+        endsAt: null,
+      },
+    },
+    {
       name: 'restore',
       action: `${ws}/${seeded.draftCampaignId}/restore`,
       form: {},
@@ -201,6 +256,7 @@ it("refuses every form to a viewer, changes nothing, and audits it as the viewer
     `${ws}/${seeded.campaignId}/deploy?zoneId=${seeded.freeZoneId}`,
     `${ws}/${seeded.campaignId}/archive`,
     `${ws}/${seeded.campaignId}/placements/${seeded.deploymentId}/end`,
+    `${ws}/${seeded.campaignId}/variants/${seeded.secondVariantId}/delete`,
   ]) {
     const answer = await viewer.request(page);
     expect({ page, status: answer.status }).toEqual({ page, status: 200 });
@@ -208,6 +264,16 @@ it("refuses every form to a viewer, changes nothing, and audits it as the viewer
     expect({ page, postForms }).toEqual({ page, postForms: ['/signout'] });
   }
   expect((await viewer.request(`${ws}/${seeded.campaignId}`)).text).toContain('Stay cool');
+  // The pages that are only a form for editors tell a viewer their role cannot do it.
+  for (const page of [
+    `${ws}/${seeded.campaignId}/variants/new`,
+    `${ws}/${seeded.campaignId}/variants/${seeded.variantId}/traffic`,
+    `${ws}/${seeded.campaignId}/edit`,
+  ]) {
+    const answer = await viewer.request(page);
+    expect({ page, status: answer.status }).toEqual({ page, status: 403 });
+    expect(answer.text).toContain('Your role (viewer) cannot');
+  }
 });
 
 it('refuses an edit made over a newer version, shows the current text, and changes nothing', async () => {
@@ -408,4 +474,281 @@ it('answers a campaign that does not exist with the "not found" page', async () 
     expect({ path, status: answer.status }).toEqual({ path, status: 404 });
     expect(answer.text).toContain('That campaign, variant or placement does not exist.');
   }
+});
+
+/** A published campaign of its own (with two variants, the first the control), so no other test's state matters. */
+async function publishedCampaign(name: string) {
+  const { campaigns } = platform.container.services;
+  const scope = scopeOf(platform.container, tenant);
+  const campaign = await campaigns.create(scope, { name, objective: 'Sell hats' });
+  const first = await campaigns.createVariant(scope, campaign.id, {
+    headline: 'Shade for summer',
+    body: 'Straw hats.',
+    callToAction: 'Shop hats',
+  });
+  const second = await campaigns.createVariant(scope, campaign.id, {
+    headline: 'Hats off',
+    body: 'Panama hats.',
+    callToAction: 'See hats',
+  });
+  await campaigns.publish(scope, campaign.id);
+  return { campaignId: campaign.id, firstId: first.id, secondId: second.id };
+}
+
+const variantsOf = async (campaignId: string) =>
+  (await platform.container.services.campaigns.listVariants(scopeOf(platform.container, tenant), { campaignId })).items;
+
+it('adds a variant; refused input changes nothing and is kept, with the tool’s message at the field', async () => {
+  const editor = await member('editor', 'editor-add@example.test');
+  const { campaignId } = await publishedCampaign('Hat season');
+  const page = `/w/${tenant.workspaceId}/campaigns/${campaignId}`;
+  expect((await editor.request(page)).text).toContain(`href="${page}/variants/new"`);
+
+  const before = await domainFingerprint(platform.container, tenant.workspaceId);
+  const refused = await editor.submit(`${page}/variants/new`, `${page}/variants`, {
+    name: '',
+    headline: '   ',
+    body: 'Felt hats for cold days.',
+    callToAction: 'Shop felt',
+  });
+  expect(refused.status).toBe(400);
+  expect(refused.text).toContain('Not saved. Check the form: Headline: must not be empty.');
+  expect(refused.text).toMatch(/aria-invalid="true"\s+aria-describedby="headline-error"/);
+  expect(refused.text).toContain('<p class="field-error" id="headline-error">must not be empty</p>');
+  expect(refused.text).toContain('Felt hats for cold days.');
+  expect(refused.text).toContain('value="Shop felt"');
+  expect(await domainFingerprint(platform.container, tenant.workspaceId)).toBe(before);
+
+  const added = await editor.submit(`${page}/variants/new`, `${page}/variants`, {
+    name: 'Felt',
+    headline: 'Warm heads',
+    body: 'Felt hats for cold days.',
+    callToAction: 'Shop felt',
+  });
+  expect(added.status).toBe(303);
+  const variant = (await variantsOf(campaignId)).find((candidate) => candidate.name === 'Felt')!;
+  expect(variant).toMatchObject({ headline: 'Warm heads', status: 'active', weight: 50, isControl: false });
+  expect(added.location).toBe(`${page}?done=variant_added#variant-${variant.id}`);
+  expect((await editor.request(added.location!)).text).toContain('Variant added.');
+  // The same audit line as the agent's create_variant.
+  expect(await latestAudit()).toMatchObject({
+    action: 'mcp.manage_campaigns.create_variant',
+    outcome: 'success',
+    actor: expect.stringMatching(/^user:/),
+  });
+  // Three active variants at weight 50 each: a third of the visitors each.
+  expect((await editor.request(page)).text).toContain('33% of visitors, weight 50');
+});
+
+it('pauses a variant, changes its weight and makes it the control, with the version check of the copy edit', async () => {
+  const editor = await member('editor', 'editor-traffic@example.test');
+  const { campaignId, firstId, secondId } = await publishedCampaign('Hat traffic');
+  const page = `/w/${tenant.workspaceId}/campaigns/${campaignId}`;
+  const traffic = `${page}/variants/${secondId}/traffic`;
+  const form = (await editor.request(traffic)).text;
+  expect(form).toContain('How visitors are split now');
+  const version = /name="expectedVersion" value="(\d+)"/.exec(form)![1]!;
+
+  // A weight the tool refuses: nothing changes, the form comes back with it.
+  const before = await domainFingerprint(platform.container, tenant.workspaceId);
+  const refused = await editor.submit(traffic, traffic, {
+    variantStatus: 'active',
+    weight: '150',
+    expectedVersion: version,
+  });
+  expect(refused.status).toBe(400);
+  expect(refused.text).toMatch(/Not saved\. Check the form: Weight: .*100/);
+  expect(refused.text).toContain('value="150"');
+  expect(await domainFingerprint(platform.container, tenant.workspaceId)).toBe(before);
+
+  const saved = await editor.submit(traffic, traffic, {
+    variantStatus: 'paused',
+    weight: '20',
+    isControl: 'yes',
+    expectedVersion: version,
+  });
+  expect(saved).toMatchObject({ status: 303, location: `${page}?done=traffic#variant-${secondId}` });
+  const variants = await variantsOf(campaignId);
+  expect(variants.find((variant) => variant.id === secondId)).toMatchObject({
+    status: 'paused',
+    weight: 20,
+    isControl: true,
+    version: Number(version) + 1,
+  });
+  expect(variants.find((variant) => variant.id === firstId)).toMatchObject({ isControl: false });
+  const detail = (await editor.request(`${page}?done=traffic`)).text;
+  expect(detail).toContain('Traffic saved.');
+  expect(detail).toContain('no visitors (paused)');
+  expect(detail).toContain('100% of visitors');
+
+  // Saved over a newer version (an agent resumed it meanwhile): refused, the current settings shown, nothing saved.
+  await platform.container.services.campaigns.updateVariant(scopeOf(platform.container, tenant), secondId, {
+    status: 'active',
+  });
+  const beforeConflict = await domainFingerprint(platform.container, tenant.workspaceId);
+  const conflict = await editor.submit(traffic, traffic, {
+    variantStatus: 'paused',
+    weight: '5',
+    expectedVersion: String(Number(version) + 1),
+  });
+  expect(conflict.status).toBe(409);
+  expect(conflict.text).toContain('Someone else changed this variant');
+  expect(conflict.text).toMatch(/<strong>Now:<\/strong> active, weight 20, the control/);
+  expect(conflict.text).toMatch(/<strong>Your choice:<\/strong>\s*paused, weight 5, the control/);
+  expect(await domainFingerprint(platform.container, tenant.workspaceId)).toBe(beforeConflict);
+  expect(/name="expectedVersion" value="(\d+)"/.exec(conflict.text)![1]).toBe(String(Number(version) + 2));
+
+  // Pausing the last active variant of a published campaign is the tool's conflict, shown on the form.
+  await platform.container.services.campaigns.updateVariant(scopeOf(platform.container, tenant), secondId, {
+    status: 'paused',
+  });
+  const lastTraffic = `${page}/variants/${firstId}/traffic`;
+  const lastVersion = /name="expectedVersion" value="(\d+)"/.exec((await editor.request(lastTraffic)).text)![1]!;
+  const last = await editor.submit(lastTraffic, lastTraffic, {
+    variantStatus: 'paused',
+    weight: '50',
+    expectedVersion: lastVersion,
+  });
+  expect(last.status).toBe(409);
+  expect(last.text).toContain('A published campaign needs at least one active variant');
+});
+
+it('deletes a variant after saying what changes publicly, and refuses to offer deleting the last active one', async () => {
+  const editor = await member('editor', 'editor-delete@example.test');
+  const scope = scopeOf(platform.container, tenant);
+  const { campaignId, firstId, secondId } = await publishedCampaign('Hat removal');
+  const page = `/w/${tenant.workspaceId}/campaigns/${campaignId}`;
+
+  // The control, active, of a published campaign with another active variant.
+  const confirmation = (await editor.request(`${page}/variants/${firstId}/delete`)).text;
+  expect(confirmation).toContain('The brand site is republished without Variant A (&quot;Shade for summer&quot;)');
+  expect(confirmation).toContain('shown Variant B instead');
+  expect(confirmation).toContain('Variant A is the control of the A/B comparison; Variant B becomes the control.');
+  const deleted = await editor.submit(`${page}/variants/${firstId}/delete`, `${page}/variants/${firstId}/delete`, {});
+  expect(deleted).toMatchObject({ status: 303, location: `${page}?done=variant_deleted` });
+  expect((await editor.request(deleted.location!)).text).toContain('Variant deleted.');
+  expect((await variantsOf(campaignId)).map((variant) => [variant.id, variant.isControl])).toEqual([[secondId, true]]);
+  expect(await latestAudit()).toMatchObject({
+    action: 'mcp.manage_campaigns.delete_variant',
+    target_id: firstId,
+    outcome: 'success',
+  });
+
+  // The only active variant of a published campaign: the page says why not, and offers no button.
+  const only = (await editor.request(`${page}/variants/${secondId}/delete`)).text;
+  expect(only).toContain('is the only active variant of this published campaign, so it cannot be deleted');
+  expect(only).not.toContain(`action="${page}/variants/${secondId}/delete"`);
+  // Posted anyway: the tool's conflict, nothing changed.
+  const before = await domainFingerprint(platform.container, tenant.workspaceId);
+  const refused = await editor.request(`${page}/variants/${secondId}/delete`, {
+    _csrf: /name="_csrf" value="([^"]+)"/.exec(only)![1]!,
+  });
+  expect(refused.status).toBe(409);
+  expect(refused.text).toContain('Cannot delete the only active variant of a published campaign');
+  expect(await domainFingerprint(platform.container, tenant.workspaceId)).toBe(before);
+
+  // A campaign that is not published: nothing public changes.
+  const draft = await platform.container.services.campaigns.create(scope, { name: 'Hat draft' });
+  const draftVariant = await platform.container.services.campaigns.createVariant(scope, draft.id, {
+    headline: 'Soon',
+    body: 'Hats soon.',
+    callToAction: 'Wait',
+  });
+  expect(
+    (await editor.request(`/w/${tenant.workspaceId}/campaigns/${draft.id}/variants/${draftVariant.id}/delete`)).text,
+  ).toContain('The campaign is not published, so nothing changes on the brand site.');
+});
+
+it('changes the name, objective, public summary and schedule; refused input changes nothing and is kept', async () => {
+  const editor = await member('editor', 'editor-details@example.test');
+  const { campaignId } = await publishedCampaign('Hat details');
+  const page = `/w/${tenant.workspaceId}/campaigns/${campaignId}`;
+  const edit = `${page}/edit`;
+  const form = (await editor.request(edit)).text;
+  expect(form).toContain('value="Hat details"');
+  expect(form).toContain('Sell hats</textarea');
+
+  const valid = {
+    name: 'Hats for the sun',
+    objective: 'Sell straw hats before July',
+    publicSummary: 'Straw and panama hats for sunny days.',
+    startsAt: '2026-12-01T09:00',
+    endsAt: '2026-12-31T18:30',
+  };
+  const refusals: [form: Record<string, string>, status: number, notice: string][] = [
+    [{ ...valid, name: '   ' }, 400, 'Not saved. Check the form: Name: must not be empty.'],
+    [{ ...valid, startsAt: 'next tuesday' }, 400, 'Not saved. Check the form: Starts: must be an ISO 8601 date-time'],
+    [
+      { ...valid, endsAt: '2026-11-30T00:00' },
+      409,
+      'Not saved: the end must be after the start (endsAt must be after startsAt).',
+    ],
+  ];
+  for (const [input, status, notice] of refusals) {
+    const before = await domainFingerprint(platform.container, tenant.workspaceId);
+    const answer = await editor.submit(edit, edit, input);
+    expect({ notice, status: answer.status }).toEqual({ notice, status });
+    expect(answer.text).toContain(notice);
+    expect(answer.text).toContain('aria-invalid="true"');
+    // The person's input is kept.
+    expect(answer.text).toContain('Sell straw hats before July</textarea');
+    expect(answer.text).toContain(`value="${input.startsAt}"`);
+    expect(await domainFingerprint(platform.container, tenant.workspaceId)).toBe(before);
+  }
+
+  const saved = await editor.submit(edit, edit, valid);
+  expect(saved).toMatchObject({ status: 303, location: `${page}?done=details` });
+  const scope = scopeOf(platform.container, tenant);
+  expect(await platform.container.services.campaigns.get(scope, campaignId)).toMatchObject({
+    name: 'Hats for the sun',
+    objective: 'Sell straw hats before July',
+    publicSummary: 'Straw and panama hats for sunny days.',
+    startsAt: '2026-12-01T09:00:00.000Z',
+    endsAt: '2026-12-31T18:30:00.000Z',
+  });
+  const detail = (await editor.request(saved.location!)).text;
+  expect(detail).toContain('Campaign saved.');
+  expect(detail).toContain('2026-12-01 09:00 UTC to 2026-12-31 18:30 UTC');
+
+  // The audit line is the one the agent's same update writes (with an editor key).
+  const consoleLine = await latestAudit();
+  const editorKey = await createKey(platform.container, tenant, 'editor');
+  const mcp = await callMcp(editorKey, 'manage_campaigns', {
+    action: 'update',
+    campaignId,
+    name: 'Hats for the sun',
+    objective: 'Sell straw hats before July',
+    publicSummary: 'Straw and panama hats for sunny days.',
+    startsAt: '2026-12-01T09:00:00Z',
+    endsAt: '2026-12-31T18:30:00Z',
+  });
+  expect(mcp.result.isError).toBeFalsy();
+  const mcpLine = await latestAudit();
+  const comparable = ({ action, target_type, target_id, outcome }: AuditRow) => ({
+    action,
+    target_type,
+    target_id,
+    outcome,
+  });
+  expect(comparable(consoleLine)).toEqual(comparable(mcpLine));
+  expect(consoleLine).toMatchObject({ action: 'mcp.manage_campaigns.update', outcome: 'success' });
+
+  // Emptied fields clear: no objective, the summary from the active variant, no schedule.
+  const cleared = await editor.submit(edit, edit, {
+    name: 'Hats for the sun',
+    objective: '',
+    publicSummary: '',
+    startsAt: '',
+    endsAt: '',
+  });
+  expect(cleared.status).toBe(303);
+  // A fresh scope: the one above holds the campaign as it read it.
+  expect(
+    await platform.container.services.campaigns.get(scopeOf(platform.container, tenant), campaignId),
+  ).toMatchObject({
+    objective: null,
+    publicSummary: null,
+    startsAt: null,
+    endsAt: null,
+  });
 });

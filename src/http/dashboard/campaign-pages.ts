@@ -156,6 +156,46 @@ const STYLES = html`<style>
   .zone-picker select {
     max-width: none;
   }
+  input[type='datetime-local'] {
+    padding: 8px 10px;
+    border: 1px solid #8a919c;
+    border-radius: 6px;
+    font: inherit;
+    max-width: 100%;
+  }
+  input[aria-invalid='true'],
+  textarea[aria-invalid='true'] {
+    border-color: #b3261e;
+    border-width: 2px;
+  }
+  .field-error {
+    color: #8c1d18;
+    font-weight: 600;
+    margin: 4px 0 0;
+  }
+  .section-head {
+    display: flex;
+    justify-content: space-between;
+    align-items: center;
+    gap: 12px;
+    flex-wrap: wrap;
+    margin: 32px 0 12px;
+  }
+  .section-head h2 {
+    margin: 0;
+  }
+  .variant-actions {
+    display: flex;
+    flex-wrap: wrap;
+    gap: 4px 16px;
+    margin: 12px 0 0;
+  }
+  .schedule .row {
+    align-items: flex-start;
+  }
+  .schedule .row > div {
+    min-width: 0;
+  }
   .checks label {
     font-weight: 400;
     display: flex;
@@ -164,6 +204,14 @@ const STYLES = html`<style>
     margin: 6px 0;
   }
 </style>`;
+
+/** A campaign's run in words: "2026-12-01 09:00 UTC to 2026-12-31 00:00 UTC", "from …", "until …". */
+function schedule(campaign: Pick<Campaign, 'startsAt' | 'endsAt'>): string {
+  if (campaign.startsAt && campaign.endsAt) return `${minute(campaign.startsAt)} to ${minute(campaign.endsAt)}`;
+  if (campaign.startsAt) return `From ${minute(campaign.startsAt)}`;
+  if (campaign.endsAt) return `Until ${minute(campaign.endsAt)}`;
+  return 'No start or end';
+}
 
 const minute = (iso: string | null | undefined) => (iso ? `${iso.slice(0, 16).replace('T', ' ')} UTC` : '—');
 
@@ -429,6 +477,9 @@ export function campaignDetailPage(chrome: Chrome, view: CampaignDetailView, not
     if (campaign.status === 'archived')
       actions.push(html`<a class="button secondary" href="${here}/restore">Restore…</a>`);
   }
+  const shares = trafficShares(view.variants);
+  // A campaign has at most 10 variants (the service refuses an 11th).
+  const mayAdd = editable && view.variants.length < 10;
   return shell(
     campaign.name,
     chrome,
@@ -444,6 +495,10 @@ export function campaignDetailPage(chrome: Chrome, view: CampaignDetailView, not
           <dd>${campaign.publicSummary ?? 'From the active variant'}</dd>
         </div>
         <div>
+          <dt>Schedule (UTC)</dt>
+          <dd>${schedule(campaign)}</dd>
+        </div>
+        <div>
           <dt>Published</dt>
           <dd>${minute(campaign.publishedAt)}</dd>
         </div>
@@ -452,8 +507,12 @@ export function campaignDetailPage(chrome: Chrome, view: CampaignDetailView, not
           <dd>${minute(campaign.updatedAt)}</dd>
         </div>
       </dl>
+      ${editable ? html`<p><a href="${here}/edit">Change name, summary and schedule…</a></p>` : ''}
       ${actions.length ? html`<div class="row actions">${actions}</div>` : ''} ${generationCard(chrome, view)}
-      <h2>Variants</h2>
+      <div class="section-head">
+        <h2>Variants</h2>
+        ${mayAdd ? html`<a class="button secondary" href="${here}/variants/new">Add a variant…</a>` : ''}
+      </div>
       ${
         view.variants.length
           ? html`<p class="muted">
@@ -469,16 +528,29 @@ export function campaignDetailPage(chrome: Chrome, view: CampaignDetailView, not
                         >
                         <span
                           >${badge(variant.status)}
-                          <span class="muted">weight ${variant.weight}, v${variant.version}</span></span
+                          <span class="muted"
+                            >${shareText(shares, variant)}, weight ${variant.weight}, v${variant.version}</span
+                          ></span
                         >
                       </div>
                       ${variantPreview(variant, campaign, view.brandSite, view.mediaBase)}
-                      ${editable ? html`<p><a href="${here}/variants/${variant.id}/edit">Edit ${variant.name}</a></p>` : ''}
+                      ${
+                        editable
+                          ? html`<p class="variant-actions">
+                              <a href="${here}/variants/${variant.id}/edit">Edit ${variant.name}</a>
+                              <a href="${here}/variants/${variant.id}/traffic"
+                                >${variant.status === 'paused' ? 'Resume' : 'Pause'}, weight or control of
+                                ${variant.name}…</a
+                              >
+                              <a href="${here}/variants/${variant.id}/delete">Delete ${variant.name}…</a>
+                            </p>`
+                          : ''
+                      }
                     </li>`,
                 )}
               </ul>`
           : html`<p class="card muted">
-              ${running ? 'The variants appear here when the generation finishes.' : 'No variants yet.'}
+              ${running ? 'The variants appear here when the generation finishes.' : mayAdd ? 'No variants yet: add one by hand, or generate them.' : 'No variants yet.'}
             </p>`
       }
       <h2>Where it is shown</h2>
@@ -603,6 +675,380 @@ export function variantEditPage(chrome: Chrome, view: VariantEditView, notices: 
 function imageWords(variant: Variant): string | null {
   const alt = variant.imageRefs.find((ref) => typeof ref.alt === 'string' && ref.alt)?.alt;
   return typeof alt === 'string' && typeof variant.imageRefs[0]?.mediaId === 'string' ? alt : null;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Field errors of a form: the tool's validation issues, each shown under its field
+
+/** A form's fields in error: field name (the tool's argument) → the tool's message. */
+export type FieldErrors = Record<string, string>;
+
+/** The attributes that tie a field to its error: `aria-invalid` and `aria-describedby` (with its own help). */
+function invalid(errors: FieldErrors, field: string, help?: string): SafeHtml {
+  const described = [help, errors[field] ? `${field}-error` : undefined].filter(Boolean).join(' ');
+  return html`${errors[field] ? html`aria-invalid="true"` : ''}
+  ${described ? html`aria-describedby="${described}"` : ''}`;
+}
+
+function fieldError(errors: FieldErrors, field: string): SafeHtml | string {
+  return errors[field] ? html`<p class="field-error" id="${field}-error">${errors[field]}</p>` : '';
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Traffic shares
+
+/**
+ * The share of visitors each active variant gets, in whole percent, as the brand site splits them
+ * (public/brand-site/assemble.ts): by weight among the active variants with a weight above 0, or evenly when
+ * every active variant weighs 0. Paused variants get none.
+ */
+export function trafficShares(variants: readonly Pick<Variant, 'id' | 'status' | 'weight'>[]): Map<string, number> {
+  const active = variants.filter((variant) => variant.status === 'active');
+  const weighted = active.filter((variant) => variant.weight > 0);
+  const pool = weighted.length ? weighted : active.map((variant) => ({ ...variant, weight: 1 }));
+  const total = pool.reduce((sum, variant) => sum + variant.weight, 0);
+  return new Map(pool.map((variant) => [variant.id, Math.round((variant.weight / total) * 100)]));
+}
+
+const shareText = (shares: Map<string, number>, variant: Pick<Variant, 'id' | 'status'>) =>
+  variant.status !== 'active' ? 'no visitors (paused)' : `${shares.get(variant.id) ?? 0}% of visitors`;
+
+// ---------------------------------------------------------------------------------------------------------
+// Adding a variant
+
+export interface VariantNewView {
+  campaign: Campaign;
+  /** How many variants it has now (the first one added becomes the control). */
+  existing: number;
+  values: { name: string; headline: string; body: string; callToAction: string };
+  errors?: FieldErrors;
+}
+
+export function variantNewPage(chrome: Chrome, view: VariantNewView, notices: Notice[] = []): string {
+  const { campaign, values } = view;
+  const errors = view.errors ?? {};
+  return shell(
+    `Add a variant to ${campaign.name}`,
+    chrome,
+    html`<p><a href="${base(chrome)}/${campaign.id}">← ${campaign.name}</a></p>
+      <h1>Add a variant to ${campaign.name}</h1>
+      <form method="post" action="${base(chrome)}/${campaign.id}/variants" class="card">
+        ${csrfField(chrome)}
+        <label for="headline">Headline</label>
+        <input
+          id="headline"
+          type="text"
+          name="headline"
+          value="${values.headline}"
+          maxlength="200"
+          required
+          ${invalid(errors, 'headline')}
+        />
+        ${fieldError(errors, 'headline')}
+        <label for="body">Text</label>
+        <textarea id="body" name="body" rows="6" maxlength="5000" required ${invalid(errors, 'body')}>
+${values.body}</textarea>
+        ${fieldError(errors, 'body')}
+        <label for="cta">Button text</label>
+        <input
+          id="cta"
+          type="text"
+          name="callToAction"
+          value="${values.callToAction}"
+          maxlength="60"
+          required
+          ${invalid(errors, 'callToAction')}
+        />
+        ${fieldError(errors, 'callToAction')}
+        <label for="variant-name">Label (optional)</label>
+        <input
+          id="variant-name"
+          type="text"
+          name="name"
+          value="${values.name}"
+          maxlength="100"
+          ${invalid(errors, 'name', 'variant-name-help')}
+        />
+        <p class="muted" id="variant-name-help">
+          How the console and analytics name it; left empty, it is named by letter (Variant A, B, …). Visitors never see
+          it.
+        </p>
+        ${fieldError(errors, 'name')}
+        <p class="muted">
+          ${
+            view.existing === 0
+              ? 'It becomes the control, the baseline the A/B comparison measures the others against.'
+              : campaign.status === 'published'
+                ? 'The campaign is published: the new variant is active at weight 50 and visitors start seeing it at once. Pause it or change its weight afterwards.'
+                : 'It starts active at weight 50; visitors see nothing until the campaign is published.'
+          }
+        </p>
+        <p class="row actions">
+          <button type="submit">Add the variant</button> <a href="${base(chrome)}/${campaign.id}">Cancel</a>
+        </p>
+      </form>`,
+    notices,
+    STYLES,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// A variant's traffic: active or paused, its weight, the control
+
+export interface TrafficValues {
+  variantStatus: string;
+  weight: string;
+  isControl: boolean;
+  expectedVersion: number;
+}
+
+export interface VariantTrafficView {
+  campaign: Campaign;
+  variant: Variant;
+  /** Every variant of the campaign (the shares are among them). */
+  variants: Variant[];
+  /** What the person chose, when it could not be saved. */
+  draft?: TrafficValues;
+  /** Someone else saved first: the variant as it is now is shown next to the person's choice. */
+  conflict?: boolean;
+  errors?: FieldErrors;
+}
+
+export function variantTrafficPage(chrome: Chrome, view: VariantTrafficView, notices: Notice[] = []): string {
+  const { campaign, variant } = view;
+  const errors = view.errors ?? {};
+  const values: TrafficValues =
+    view.draft && !view.conflict
+      ? view.draft
+      : {
+          variantStatus: variant.status,
+          weight: String(variant.weight),
+          isControl: variant.isControl,
+          expectedVersion: variant.version,
+        };
+  const shares = trafficShares(view.variants);
+  const others = view.variants.filter((other) => other.id !== variant.id);
+  const control = view.variants.find((other) => other.isControl);
+  const setting = (status: string, weight: number | string, isControl: boolean) =>
+    html`${status === 'active' ? 'active' : 'paused'}, weight ${weight}${isControl ? ', the control' : ''}`;
+  return shell(
+    `Traffic for ${variant.name}`,
+    chrome,
+    html`<p><a href="${base(chrome)}/${campaign.id}">← ${campaign.name}</a></p>
+      <h1>Traffic for ${variant.name} of ${campaign.name}</h1>
+      ${
+        view.conflict && view.draft
+          ? html`<section class="card" aria-labelledby="conflict-title">
+              <h2 id="conflict-title">Someone else changed this variant</h2>
+              <p>
+                While you were choosing, ${variant.name} was saved by someone else (it is now version
+                ${variant.version}; you started from version ${view.draft.expectedVersion}). Nothing of yours was saved.
+              </p>
+              <div class="current">
+                <p><strong>Now:</strong> ${setting(variant.status, variant.weight, variant.isControl)}</p>
+                <p>
+                  <strong>Your choice:</strong>
+                  ${setting(view.draft.variantStatus, view.draft.weight, view.draft.isControl || variant.isControl)}
+                </p>
+              </div>
+              <p>The form below now holds the current settings: choose again and save.</p>
+            </section>`
+          : ''
+      }
+      <section class="card" aria-labelledby="split-title">
+        <h2 id="split-title">How visitors are split now</h2>
+        <ul class="changes">
+          ${view.variants.map(
+            (other) =>
+              html`<li>
+                <strong>${other.name}</strong>${other.isControl ? ' (control)' : ''}: ${shareText(shares, other)}
+                <span class="muted">(weight ${other.weight})</span>
+              </li>`,
+          )}
+        </ul>
+        <p class="muted">
+          Each visitor is shown one active variant, by weight among the active ones, and keeps seeing the same one.
+          ${campaign.status === 'published' ? 'The campaign is published: a change applies to the brand site at once.' : 'The campaign is not published: visitors see nothing until it is.'}
+        </p>
+      </section>
+      <form method="post" action="${base(chrome)}/${campaign.id}/variants/${variant.id}/traffic" class="card">
+        ${csrfField(chrome)} ${hidden('expectedVersion', variant.version)}
+        <fieldset class="checks">
+          <legend>Shown to visitors</legend>
+          <label
+            ><input
+              type="radio"
+              name="variantStatus"
+              value="active"
+              ${values.variantStatus === 'active' ? html`checked` : ''}
+            />
+            Active: visitors are split between it and the other active variants</label
+          >
+          <label
+            ><input
+              type="radio"
+              name="variantStatus"
+              value="paused"
+              ${values.variantStatus === 'paused' ? html`checked` : ''}
+            />
+            Paused: no visitor is shown it until it is resumed</label
+          >
+        </fieldset>
+        ${fieldError(errors, 'variantStatus')}
+        <label for="weight">Weight (0–100)</label>
+        <input
+          id="weight"
+          type="number"
+          name="weight"
+          min="0"
+          max="100"
+          step="1"
+          value="${values.weight}"
+          required
+          ${invalid(errors, 'weight', 'weight-help')}
+        />
+        <p class="muted" id="weight-help">
+          Its share is its weight divided by the sum of the active variants' weights. At 0 it gets no visitors while
+          another active variant weighs more than 0.
+        </p>
+        ${fieldError(errors, 'weight')}
+        ${
+          variant.isControl
+            ? html`<p>
+                <strong>${variant.name} is the control</strong>: the A/B comparison measures the other variants against
+                it. To change that, make another variant the control from its own traffic page.
+              </p>`
+            : html`<fieldset class="checks">
+                <legend>Control</legend>
+                <label
+                  ><input type="checkbox" name="isControl" value="yes" ${values.isControl ? html`checked` : ''} /> Make
+                  ${variant.name} the control (the baseline the A/B comparison measures the others
+                  against)${control ? `, instead of ${control.name}` : ''}</label
+                >
+              </fieldset>`
+        }
+        <p class="row actions">
+          <button type="submit">Save traffic for ${variant.name}</button>
+          <a href="${base(chrome)}/${campaign.id}">Cancel</a>
+        </p>
+        ${others.length ? '' : html`<p class="muted">It is the campaign's only variant.</p>`}
+      </form>`,
+    notices,
+    STYLES,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The campaign's name, objective, public summary and schedule
+
+export interface CampaignEditValues {
+  name: string;
+  objective: string;
+  publicSummary: string;
+  /** `YYYY-MM-DDTHH:MM` in UTC (a `datetime-local` field), or what the person typed. */
+  startsAt: string;
+  endsAt: string;
+}
+
+/** An ISO date-time as a `datetime-local` value in UTC (`2026-12-01T09:00`), or empty. */
+export const localUtc = (iso: string | null | undefined) => (iso ? iso.slice(0, 16) : '');
+
+export function campaignEditPage(
+  chrome: Chrome,
+  view: { campaign: Campaign; values: CampaignEditValues; errors?: FieldErrors },
+  notices: Notice[] = [],
+): string {
+  const { campaign, values } = view;
+  const errors = view.errors ?? {};
+  const published = campaign.status === 'published';
+  return shell(
+    `Change ${campaign.name}`,
+    chrome,
+    html`<p><a href="${base(chrome)}/${campaign.id}">← ${campaign.name}</a></p>
+      <h1>Change ${campaign.name}</h1>
+      <form method="post" action="${base(chrome)}/${campaign.id}/edit" class="card">
+        ${csrfField(chrome)}
+        <label for="campaign-name">Name</label>
+        <input
+          id="campaign-name"
+          type="text"
+          name="name"
+          value="${values.name}"
+          maxlength="200"
+          required
+          ${invalid(errors, 'name', 'campaign-name-help')}
+        />
+        <p class="muted" id="campaign-name-help">
+          Public: the title of its brand-site page and cards. Its address (${`/campaigns/${campaign.slug}`}) stays the
+          same.
+        </p>
+        ${fieldError(errors, 'name')}
+        <label for="objective">Objective (internal)</label>
+        <textarea
+          id="objective"
+          name="objective"
+          rows="3"
+          maxlength="2000"
+          ${invalid(errors, 'objective', 'objective-help')}
+        >
+${values.objective}</textarea>
+        <p class="muted" id="objective-help">What it should achieve. Never shown on the brand site.</p>
+        ${fieldError(errors, 'objective')}
+        <label for="publicSummary">Public summary</label>
+        <textarea
+          id="publicSummary"
+          name="publicSummary"
+          rows="3"
+          maxlength="1000"
+          ${invalid(errors, 'publicSummary', 'publicSummary-help')}
+        >
+${values.publicSummary}</textarea>
+        <p class="muted" id="publicSummary-help">
+          Public: the lead of its brand-site page, its lists, llms.txt and what the concierge says. Write it for
+          shoppers. Left empty, the active variant's copy is used.
+        </p>
+        ${fieldError(errors, 'publicSummary')}
+        <fieldset class="schedule">
+          <legend>Schedule (UTC, optional)</legend>
+          <div class="row">
+            <div>
+              <label for="startsAt">Starts</label>
+              <input
+                id="startsAt"
+                type="datetime-local"
+                name="startsAt"
+                value="${values.startsAt}"
+                ${invalid(errors, 'startsAt')}
+              />
+              ${fieldError(errors, 'startsAt')}
+            </div>
+            <div>
+              <label for="endsAt">Ends</label>
+              <input
+                id="endsAt"
+                type="datetime-local"
+                name="endsAt"
+                value="${values.endsAt}"
+                ${invalid(errors, 'endsAt', 'schedule-help')}
+              />
+              ${fieldError(errors, 'endsAt')}
+            </div>
+          </div>
+          <p class="muted" id="schedule-help">
+            The brand site shows the dates on the campaign's page. When it ends, its page, cards and placements are
+            taken down (a visitor following an old link is told it has ended). Leave empty for no start or end.
+          </p>
+        </fieldset>
+        <p class="muted">
+          ${published ? 'The campaign is published: saving republishes the brand site with these changes.' : 'The campaign is not published: visitors see nothing until it is.'}
+        </p>
+        <p class="row actions">
+          <button type="submit">Save ${campaign.name}</button> <a href="${base(chrome)}/${campaign.id}">Cancel</a>
+        </p>
+      </form>`,
+    notices,
+    STYLES,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -17,25 +17,34 @@ import { AppError, NotFoundError } from '../../errors.ts';
 import {
   briefPage,
   campaignDetailPage,
+  campaignEditPage,
   campaignListPage,
   confirmPage,
   LIST_STATUSES,
+  localUtc,
   mayEdit,
   placementName,
   quotePage,
   regeneratePage,
+  trafficShares,
   variantEditPage,
+  variantNewPage,
+  variantTrafficPage,
   zonePicker,
   type BriefValues,
   type Campaign,
   type CampaignDetailView,
+  type CampaignEditValues,
   type Deployment,
+  type FieldErrors,
   type Generation,
   type Quote,
   type Surface,
+  type TrafficValues,
   type Variant,
   type Zone,
 } from './campaign-pages.ts';
+import { html } from '../../views/html.ts';
 import { renderErrorsWith, renderJson } from '../middleware/error-boundary.ts';
 import { forbiddenPage, notFoundPage, type Notice } from './chrome.ts';
 import { state, type DashboardKit } from './kit.ts';
@@ -50,6 +59,10 @@ const DONE: Record<string, string> = {
   paused: 'Placement paused. The zone no longer shows this campaign.',
   resumed: 'Placement resumed. The brand site is being republished.',
   ended: 'Placement ended. The zone no longer shows this campaign.',
+  variant_added: 'Variant added.',
+  variant_deleted: 'Variant deleted.',
+  traffic: 'Traffic saved.',
+  details: 'Campaign saved.',
   started: 'Generation started. This page follows its progress.',
   already_running: 'A generation was already running for this campaign; nothing was spent.',
 };
@@ -84,6 +97,58 @@ function briefArguments(values: BriefValues): Record<string, unknown> {
     includeImages: values.includeImages,
   };
 }
+
+/** A form of these pages, rendered again (with the person's input) with notices and the fields in error. */
+type FormRender = (ctx: Context, notices?: Notice[], errors?: FieldErrors) => Promise<void>;
+
+/** The labels the forms give the tool's argument names, for the notice of a refused form. */
+const FIELD_LABELS: Record<string, string> = {
+  headline: 'Headline',
+  body: 'Text',
+  callToAction: 'Button text',
+  variantStatus: 'Shown to visitors',
+  weight: 'Weight',
+  isControl: 'Control',
+  objective: 'Objective',
+  publicSummary: 'Public summary',
+  startsAt: 'Starts',
+  endsAt: 'Ends',
+};
+
+/**
+ * A form the tool refused for its arguments (`validation_failed` with its issues) is rendered again with the
+ * person's input, the tool's message for each field under that field, and a notice naming them (400). Nothing
+ * was changed (the tool validates before it acts). Any other error is left to the caller: false.
+ */
+async function withFieldErrors(ctx: Context, error: unknown, render: FormRender, nameLabel = 'Name'): Promise<boolean> {
+  if (!(error instanceof AppError) || error.code !== 'validation_failed') return false;
+  const issues = (error.details?.issues ?? []) as { field: string; message: string }[];
+  if (!issues.length) return false;
+  const errors: FieldErrors = {};
+  for (const issue of issues) errors[issue.field] ??= issue.message;
+  const named = Object.entries(errors).map(
+    ([field, message]) => `${field === 'name' ? nameLabel : (FIELD_LABELS[field] ?? field)}: ${message}`,
+  );
+  await render(ctx, [{ kind: 'error', text: `Not saved. Check the form: ${named.join('; ')}.` }], errors);
+  ctx.status = 400;
+  return true;
+}
+
+/**
+ * A `datetime-local` value read as UTC (the console shows every time in UTC): `2026-12-01T09:00` becomes
+ * `2026-12-01T09:00:00Z`; empty is null (no start or end). Anything else goes to the tool as typed, and the
+ * tool refuses it with its own message.
+ */
+function isoOfLocalUtc(value: string): string | null {
+  const text = value.trim();
+  if (!text) return null;
+  if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(text)) return `${text}:00Z`;
+  if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?$/.test(text)) return `${text}Z`;
+  return text;
+}
+
+/** The variant the service makes the control when the control is deleted: the oldest one left. */
+const oldest = (variants: Variant[]) => variants.reduce((a, b) => (b.createdAt < a.createdAt ? b : a));
 
 export function campaignRoutes(router: Router, kit: DashboardKit): void {
   const { sendHtml } = kit;
@@ -387,6 +452,233 @@ export function campaignRoutes(router: Router, kit: DashboardKit): void {
       return;
     }
     ctx.redirect(`${base(ctx)}/${ctx.params.campaignId}?done=saved#variant-${ctx.params.variantId}`);
+    ctx.status = 303;
+  });
+
+  // ---- Adding a variant ------------------------------------------------------------------------------------
+
+  const newVariantForm = async (ctx: Context, notices: Notice[] = [], errors?: FieldErrors) => {
+    const campaign = await campaignOf(ctx, ctx.params.campaignId!);
+    const body = ctx.method === 'POST' ? (ctx.request.body as Body) : {};
+    const values = {
+      name: one(body.name),
+      headline: one(body.headline),
+      body: one(body.body),
+      callToAction: one(body.callToAction),
+    };
+    sendHtml(
+      ctx,
+      variantNewPage(
+        state(ctx).chrome,
+        { campaign, existing: campaign.variantCount, values, ...(errors ? { errors } : {}) },
+        notices,
+      ),
+    );
+  };
+  router.get(`${path}/:campaignId/variants/new`, ...campaignPage, async (ctx) => {
+    if (editorsOnly(ctx, 'add variants')) await newVariantForm(ctx);
+  });
+
+  router.post(`${path}/:campaignId/variants`, ...kit.toolAction(newVariantForm), async (ctx) => {
+    const body = ctx.request.body as Body;
+    const name = one(body.name).trim();
+    let answer: { variant: Variant };
+    try {
+      answer = await kit.tool<{ variant: Variant }>(ctx, 'manage_campaigns', {
+        action: 'create_variant',
+        campaignId: ctx.params.campaignId!,
+        ...(name ? { name } : {}),
+        headline: one(body.headline),
+        body: one(body.body),
+        callToAction: one(body.callToAction),
+      });
+    } catch (error) {
+      if (!(await withFieldErrors(ctx, error, newVariantForm, 'Label'))) throw error;
+      return;
+    }
+    ctx.redirect(`${base(ctx)}/${ctx.params.campaignId}?done=variant_added#variant-${answer.variant.id}`);
+    ctx.status = 303;
+  });
+
+  // ---- A variant's traffic: active or paused, weight, control ------------------------------------------------
+
+  /** The traffic form's values as posted (the weight as typed, so a refused one is shown again as it was). */
+  const trafficDraft = (body: Body): TrafficValues => ({
+    variantStatus: one(body.variantStatus),
+    weight: one(body.weight).trim(),
+    isControl: one(body.isControl) === 'yes',
+    expectedVersion: Number(one(body.expectedVersion)),
+  });
+
+  const trafficForm = async (ctx: Context, notices: Notice[] = [], errors?: FieldErrors) => {
+    const campaign = await campaignOf(ctx, ctx.params.campaignId!);
+    const variants = await variantsOf(ctx, campaign.id);
+    const variant = variants.find((candidate) => candidate.id === ctx.params.variantId);
+    if (!variant) throw new NotFoundError('Variant', ctx.params.variantId!);
+    const draft = ctx.method === 'POST' ? trafficDraft(ctx.request.body as Body) : undefined;
+    sendHtml(
+      ctx,
+      variantTrafficPage(
+        state(ctx).chrome,
+        { campaign, variant, variants, ...(draft ? { draft } : {}), ...(errors ? { errors } : {}) },
+        notices,
+      ),
+    );
+  };
+  router.get(`${path}/:campaignId/variants/:variantId/traffic`, ...campaignPage, async (ctx) => {
+    if (editorsOnly(ctx, 'change variants')) await trafficForm(ctx);
+  });
+
+  router.post(`${path}/:campaignId/variants/:variantId/traffic`, ...kit.toolAction(trafficForm), async (ctx) => {
+    const draft = trafficDraft(ctx.request.body as Body);
+    try {
+      await kit.tool(ctx, 'manage_campaigns', {
+        action: 'update_variant',
+        variantId: ctx.params.variantId!,
+        ...(draft.variantStatus ? { variantStatus: draft.variantStatus } : {}),
+        // An empty weight is left out (unchanged); anything else goes to the tool as a number, which decides.
+        ...(draft.weight ? { weight: Number(draft.weight) } : {}),
+        // Only ever set: a campaign keeps a control until another variant is made the control.
+        ...(draft.isControl ? { isControl: true } : {}),
+        expectedVersion: draft.expectedVersion,
+      });
+    } catch (error) {
+      if (await withFieldErrors(ctx, error, trafficForm)) return;
+      // Someone saved first: show the variant as it is now next to the person's choice; nothing was changed.
+      if (!(error instanceof AppError && error.code === 'conflict' && error.details?.currentVersion)) throw error;
+      const campaign = await campaignOf(ctx, ctx.params.campaignId!);
+      const variants = await variantsOf(ctx, campaign.id);
+      const variant = variants.find((candidate) => candidate.id === ctx.params.variantId);
+      if (!variant) throw new NotFoundError('Variant', ctx.params.variantId!);
+      sendHtml(
+        ctx,
+        variantTrafficPage(state(ctx).chrome, { campaign, variant, variants, draft, conflict: true }, [
+          { kind: 'error', text: 'Not saved: someone else changed this variant while you were choosing.' },
+        ]),
+        409,
+      );
+      return;
+    }
+    ctx.redirect(`${base(ctx)}/${ctx.params.campaignId}?done=traffic#variant-${ctx.params.variantId}`);
+    ctx.status = 303;
+  });
+
+  // ---- Deleting a variant: a confirmation that says what changes publicly, then the POST ---------------------
+
+  router.get(`${path}/:campaignId/variants/:variantId/delete`, ...campaignPage, async (ctx) => {
+    const view = await detailView(ctx, ctx.params.campaignId!);
+    const variant = view.variants.find((candidate) => candidate.id === ctx.params.variantId);
+    if (!variant) throw new NotFoundError('Variant', ctx.params.variantId!);
+    const { campaign } = view;
+    const published = campaign.status === 'published';
+    const remaining = view.variants.filter((other) => other.id !== variant.id);
+    const activeLeft = remaining.filter((other) => other.status === 'active');
+    // The tool refuses this one (a published campaign keeps an active variant): say so before anyone tries.
+    const refused = published && variant.status === 'active' && activeLeft.length === 0;
+    const shares = trafficShares(remaining);
+    const live = view.deployments.filter((deployment) => deployment.status === 'active');
+    const changes: string[] = [];
+    if (refused) {
+      changes.push(
+        `${variant.name} is the only active variant of this published campaign, so it cannot be deleted: the brand site would have nothing to show. Add or resume another variant first, or archive the campaign.`,
+      );
+    } else if (!published) {
+      changes.push(`The campaign is not published, so nothing changes on the brand site.`);
+    } else if (variant.status !== 'active') {
+      changes.push(`${variant.name} is paused, so no visitor sees it now: nothing visible changes on the brand site.`);
+    } else {
+      changes.push(
+        `The brand site is republished without ${variant.name} ("${variant.headline}"): visitors who were shown it are shown ${activeLeft.map((other) => other.name).join(' or ')} instead${activeLeft.length > 1 ? `, split ${activeLeft.map((other) => `${other.name} ${shares.get(other.id) ?? 0}%`).join(', ')}` : ''}.`,
+        `That applies to its page (${view.brandSite}/campaigns/${campaign.slug})${live.length ? ` and ${live.length === 1 ? 'its placement' : `its ${live.length} placements`} (${live.map((deployment) => `zone ${placementName(view, deployment.zoneId).zone}`).join(', ')})` : ''}.`,
+      );
+    }
+    if (!refused && variant.isControl && remaining.length)
+      changes.push(
+        `${variant.name} is the control of the A/B comparison; ${oldest(remaining).name} becomes the control.`,
+      );
+    if (!refused) changes.push(`Its copy and settings are deleted; agents and people can no longer see or edit it.`);
+    sendHtml(
+      ctx,
+      confirmPage(state(ctx).chrome, {
+        title: `Delete ${variant.name} of ${campaign.name}`,
+        campaign,
+        before: html`<section class="card" aria-labelledby="variant-title">
+          <h2 id="variant-title">${variant.name}</h2>
+          <p><strong>Headline:</strong> ${variant.headline}</p>
+          <p><strong>Text:</strong> ${variant.body}</p>
+          <p><strong>Button:</strong> ${variant.callToAction}</p>
+        </section>`,
+        changes,
+        ...(refused ? { notYet: 'the only active variant' } : {}),
+        action: `${base(ctx)}/${campaign.id}/variants/${variant.id}/delete`,
+        fields: {},
+        button: `Delete ${variant.name}`,
+        danger: true,
+      }),
+    );
+  });
+
+  router.post(`${path}/:campaignId/variants/:variantId/delete`, ...kit.toolAction(detail), async (ctx) => {
+    await kit.tool(ctx, 'manage_campaigns', { action: 'delete_variant', variantId: ctx.params.variantId! });
+    ctx.redirect(`${base(ctx)}/${ctx.params.campaignId}?done=variant_deleted`);
+    ctx.status = 303;
+  });
+
+  // ---- The campaign's name, objective, public summary and schedule -------------------------------------------
+
+  const campaignForm = async (ctx: Context, notices: Notice[] = [], errors?: FieldErrors) => {
+    const campaign = await campaignOf(ctx, ctx.params.campaignId!);
+    const body = ctx.method === 'POST' ? (ctx.request.body as Body) : null;
+    const values: CampaignEditValues = body
+      ? {
+          name: one(body.name),
+          objective: one(body.objective),
+          publicSummary: one(body.publicSummary),
+          startsAt: one(body.startsAt),
+          endsAt: one(body.endsAt),
+        }
+      : {
+          name: campaign.name,
+          objective: campaign.objective ?? '',
+          publicSummary: campaign.publicSummary ?? '',
+          startsAt: localUtc(campaign.startsAt),
+          endsAt: localUtc(campaign.endsAt),
+        };
+    sendHtml(ctx, campaignEditPage(state(ctx).chrome, { campaign, values, ...(errors ? { errors } : {}) }, notices));
+  };
+  router.get(`${path}/:campaignId/edit`, ...campaignPage, async (ctx) => {
+    if (editorsOnly(ctx, 'change campaigns')) await campaignForm(ctx);
+  });
+
+  router.post(`${path}/:campaignId/edit`, ...kit.toolAction(campaignForm), async (ctx) => {
+    const body = ctx.request.body as Body;
+    const text = (value: string | string[] | undefined) => one(value).trim() || null;
+    try {
+      await kit.tool(ctx, 'manage_campaigns', {
+        action: 'update',
+        campaignId: ctx.params.campaignId!,
+        name: one(body.name),
+        // An emptied field clears it: no objective, the summary taken from the active variant, no start or end.
+        objective: text(body.objective),
+        publicSummary: text(body.publicSummary),
+        startsAt: isoOfLocalUtc(one(body.startsAt)),
+        endsAt: isoOfLocalUtc(one(body.endsAt)),
+      });
+    } catch (error) {
+      if (await withFieldErrors(ctx, error, campaignForm)) return;
+      // The schedule's own rule (the service's, not the schema's): shown at the end date, with the tool's words.
+      if (!(error instanceof AppError && error.code === 'conflict' && error.message.startsWith('endsAt '))) throw error;
+      await campaignForm(
+        ctx,
+        [{ kind: 'error', text: `Not saved: the end must be after the start (${error.message}).` }],
+        {
+          endsAt: 'must be after the start',
+        },
+      );
+      ctx.status = 409;
+      return;
+    }
+    ctx.redirect(`${base(ctx)}/${ctx.params.campaignId}?done=details`);
     ctx.status = 303;
   });
 
