@@ -134,6 +134,8 @@ const STYLES = html`<style>
   }
   .changes li {
     margin: 6px 0;
+    /* A brand-site address is one long word: on a phone it must wrap, not run out of the card. */
+    overflow-wrap: anywhere;
   }
   .quote-lines td:last-child,
   .quote-lines th:last-child {
