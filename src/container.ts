@@ -148,6 +148,7 @@ function createServices(
     quotes,
     media: studio.media,
     generation: createGenerationLauncher({
+      orm,
       jobs,
       quotes,
       credits,

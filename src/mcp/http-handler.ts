@@ -115,6 +115,28 @@ function fixedAnswerFrom(response: Response, bytes: Buffer, id: unknown): FixedA
   return { status: response.status, headers, beforeId: Buffer.from(beforeId), afterId: Buffer.from(afterId) };
 }
 
+/** The per-request envelope's claim (SEP-2663): a message whose `params._meta` names it is a 2026-era message. */
+const ENVELOPE_CLAIM = 'io.modelcontextprotocol/protocolVersion';
+
+/**
+ * Whether the SDK certainly routes this body to the modern path, decided without classifying it again.
+ * `isLegacyRequest` classifies the whole request through the SDK's zod schemas (~25 µs, and `modern.fetch`
+ * then classifies it once more). By the SDK's documented rules (v2.4, `isLegacyRequest`), a single message
+ * whose params carry the envelope claim is modern or a modern-path refusal — never legacy — unless it is an
+ * `initialize` (legacy unless the claim is a valid modern one) or a posted response (`result` or `error`).
+ * Those, batches and claim-less messages are left to `isLegacyRequest`.
+ */
+export function carriesEnvelopeClaim(body: unknown): boolean {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
+  const message = body as Record<string, unknown>;
+  if (typeof message.method !== 'string' || message.method === 'initialize') return false;
+  if ('result' in message || 'error' in message) return false;
+  const params = message.params;
+  if (typeof params !== 'object' || params === null || Array.isArray(params)) return false;
+  const meta = (params as Record<string, unknown>)._meta;
+  return typeof meta === 'object' && meta !== null && !Array.isArray(meta) && ENVELOPE_CLAIM in meta;
+}
+
 export function createMcpEndpoint(deps: McpServerFactoryDeps & { log: Logger }): McpEndpoint {
   const factory = createMcpServerFactory(deps);
   // The modern (2026-07-28) leg: the SDK entry, JSON only.
@@ -189,9 +211,10 @@ export function createMcpEndpoint(deps: McpServerFactoryDeps & { log: Logger }):
         scopes: caller.principal.scopes,
         extra: info,
       };
-      const response = (await isLegacyRequest(request, body))
-        ? await legacy(request, authInfo, body)
-        : await modern.fetch(request, { parsedBody: body, authInfo });
+      const response =
+        !carriesEnvelopeClaim(body) && (await isLegacyRequest(request, body))
+          ? await legacy(request, authInfo, body)
+          : await modern.fetch(request, { parsedBody: body, authInfo });
       ctx.status = response.status;
       response.headers.forEach((value, name) => {
         if (name !== 'content-length') ctx.set(name, value);

@@ -3,6 +3,7 @@
  * engines: the happy path with images served from the media store, regeneration from every step, failure
  * with a full refund, and the per-step credit postings (reserve, capture per step, release of the rest).
  */
+import pg from 'pg';
 import { PNG } from 'pngjs';
 import { Campaign } from '../../src/domain/campaigns/campaign.entity.ts';
 import { Variant } from '../../src/domain/campaigns/variant.entity.ts';
@@ -240,21 +241,22 @@ it('reads generation_status in one statement, exactly as the job row says; anoth
     includeImages: false,
   });
   const done = await waitForJob(job.id);
-  const connection = platform.container.orm.em.getConnection();
-  // Every statement the ORM runs goes through its connection's `execute`: count them around the read.
-  const execute = connection.execute;
+  // Every statement, through the ORM or a named statement on its pool, ends in `pg.Client.prototype.query`:
+  // count them around the read.
+  const client = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+  const query = client.query;
   let statements = 0;
-  connection.execute = function (this: typeof connection, ...args: Parameters<typeof execute>) {
+  client.query = function (this: pg.Client, ...args: unknown[]) {
     statements += 1;
-    return execute.apply(this, args);
-  } as typeof execute;
+    return query.apply(this, args);
+  };
   try {
     const status = await generation.status(scope(), campaignId);
     // Agents poll this every few seconds: the campaign's existence and its latest job come back together.
     expect(statements).toBe(1);
     expect(status).toEqual(toGenerationStatus(done));
   } finally {
-    connection.execute = execute;
+    client.query = query;
   }
   const fresh = await platform.container.services.campaigns.create(scope(), { name: 'Never generated' });
   expect(await generation.status(scope(), fresh.id)).toBeNull();

@@ -7,14 +7,16 @@
  * returns that job and spends nothing (agents poll, they do not restart). If anything fails after the
  * reservation, the reservation is released before the error reaches the caller.
  */
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { runPrepared, type PreparedStatement } from '../../db/prepared.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { CampaignsService } from '../campaigns/campaigns.service.ts';
 import type { CreditsService } from '../credits/credits.service.ts';
 import { generationLines, type GenerationStep } from '../credits/price-list.ts';
 import type { QuotesService, QuoteView } from '../credits/quotes.service.ts';
-import { toJobView, type JobsService, type StartJobRequest } from '../jobs/jobs.service.ts';
+import { toJobView, type JobsService, type JobViewSource, type StartJobRequest } from '../jobs/jobs.service.ts';
 import type { JobWorkflowArgs } from '../jobs/workflow-inputs.ts';
-import { Job } from '../jobs/job.entity.ts';
+import type { Job, JobError, JobProgress } from '../jobs/job.entity.ts';
 import type { JobStatus } from '../jobs/job-status.ts';
 import { newId } from '../shared/ids.ts';
 import type { WorkspaceScope } from '../shared/scope.ts';
@@ -65,7 +67,7 @@ const STATUS: Record<JobStatus, GenerationStatusView['status']> = {
   cancelled: 'cancelled',
 };
 
-export function toGenerationStatus(job: Job): GenerationStatusView {
+export function toGenerationStatus(job: JobViewSource & Pick<Job, 'input'>): GenerationStatusView {
   const view = toJobView(job);
   const input = job.input ?? {};
   const result = (view.result ?? {}) as { variantIds?: string[]; creditsCaptured?: number };
@@ -88,6 +90,66 @@ export function toGenerationStatus(job: Job): GenerationStatusView {
   };
 }
 
+/**
+ * `query_campaigns generation_status`, polled by agents every few seconds: whether the campaign is a live one
+ * of the workspace ($3) and its latest generation job, in one named statement on a pooled connection. $1 the
+ * job kind, $2 the campaign id. `campaign_id` is null when there is no such campaign, `id` when it has never
+ * been generated. Read outside any transaction (a poll is read-only), with no EntityManager: the columns are
+ * the job view's own.
+ */
+const GENERATION_STATUS: PreparedStatement = {
+  name: 'generation-status',
+  text: `select c.id as campaign_id, j.id, j.task_id, j.kind, j.status, j.progress, j.result, j.error, j.subject_id,
+                j.input, j.created_at, j.updated_at, j.started_at, j.finished_at, j.cancel_requested_at
+           from campaigns c
+           left join lateral (
+             select * from jobs
+              where jobs.workspace_id = c.workspace_id and jobs.kind = $1 and jobs.subject_id = c.id
+              order by jobs.created_at desc, jobs.id desc
+              limit 1) j on true
+          where c.id = $2 and c.workspace_id = $3 and c.deleted_at is null`,
+};
+
+interface GenerationStatusRow {
+  campaign_id: string;
+  id: string | null;
+  task_id: string;
+  kind: string;
+  status: JobStatus;
+  progress: JobProgress;
+  result: Record<string, unknown> | null;
+  error: JobError | null;
+  subject_id: string | null;
+  input: Record<string, unknown>;
+  /** Timestamps arrive as PostgreSQL's text (the ORM's pool keeps them raw) and are parsed as the ORM does. */
+  created_at: string;
+  updated_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  cancel_requested_at: string | null;
+}
+
+const dateOrNull = (value: string | null) => (value === null ? null : new Date(value));
+
+function fromStatusRow(row: GenerationStatusRow & { id: string }): JobViewSource & Pick<Job, 'input'> {
+  return {
+    id: row.id,
+    taskId: row.task_id,
+    kind: row.kind,
+    status: row.status,
+    progress: row.progress,
+    result: row.result,
+    error: row.error,
+    subjectId: row.subject_id,
+    input: row.input,
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+    startedAt: dateOrNull(row.started_at),
+    finishedAt: dateOrNull(row.finished_at),
+    cancelRequestedAt: dateOrNull(row.cancel_requested_at),
+  };
+}
+
 type GenerationStart = StartJobRequest<'campaignGenerationWorkflow'>;
 
 export type LaunchOutcome =
@@ -95,6 +157,8 @@ export type LaunchOutcome =
   | { status: 'started' | 'already_running'; job: Job; campaignId: string };
 
 export function createGenerationLauncher(deps: {
+  /** Lends the status poll its connection pool, so a poll needs no request EntityManager. */
+  orm: MikroORM;
   jobs: JobsService;
   quotes: QuotesService;
   credits: CreditsService;
@@ -325,24 +389,14 @@ export function createGenerationLauncher(deps: {
      * the campaign's existence and its latest job row together.
      */
     async status(scope: WorkspaceScope, campaignId: string): Promise<GenerationStatusView | null> {
-      const rows = await scope.em.getConnection().execute<({ job_found: boolean } & Record<string, unknown>)[]>(
-        `select j.*, j.id is not null as job_found
-           from campaigns c
-           left join lateral (
-             select * from jobs
-              where jobs.workspace_id = c.workspace_id and jobs.kind = ? and jobs.subject_id = c.id
-              order by jobs.created_at desc, jobs.id desc
-              limit 1) j on true
-          where c.id = ? and c.workspace_id = ? and c.deleted_at is null`,
-        [GENERATION_KIND, campaignId, scope.workspaceId],
-        'all',
-        scope.em.getTransactionContext(),
-      );
-      const [row] = rows;
+      const [row] = await runPrepared<GenerationStatusRow>(deps.orm, GENERATION_STATUS, [
+        GENERATION_KIND,
+        campaignId,
+        scope.workspaceId,
+      ]);
       if (!row) throw new NotFoundError('Campaign', campaignId);
-      if (!row.job_found) return null;
-      const { job_found: _found, ...columns } = row;
-      return toGenerationStatus(scope.em.map(Job, columns));
+      if (row.id === null) return null;
+      return toGenerationStatus(fromStatusRow({ ...row, id: row.id }));
     },
   };
 }

@@ -59,7 +59,25 @@ export interface JobView {
   cancelRequestedAt: string | null;
 }
 
-export function toJobView(job: Job): JobView {
+/** What a job's view is made of: a Job entity, or the same columns read without one (a status poll). */
+export type JobViewSource = Pick<
+  Job,
+  | 'id'
+  | 'taskId'
+  | 'kind'
+  | 'status'
+  | 'progress'
+  | 'result'
+  | 'error'
+  | 'subjectId'
+  | 'createdAt'
+  | 'updatedAt'
+  | 'startedAt'
+  | 'finishedAt'
+  | 'cancelRequestedAt'
+>;
+
+export function toJobView(job: JobViewSource): JobView {
   return {
     id: job.id,
     taskId: job.taskId,
