@@ -23,6 +23,11 @@ export interface CheckedLoadOptions<Expectation> {
   /** …or until this many answers came back (takes precedence). */
   amount?: number;
   method?: 'GET' | 'POST';
+  /**
+   * Requests per second across all connections (autocannon's `overallRate`), for latency below saturation: a
+   * fixed arrival rate instead of as fast as the server answers. Unset: as fast as possible.
+   */
+  overallRate?: number;
   /** Builds request number `n` (counted across all connections from 0). */
   prepare(n: number): PreparedRequest<Expectation>;
   /** Returns why a 2xx answer is wrong, or null when it is right. */
@@ -35,6 +40,9 @@ export interface CheckedLoadResult extends LoadResult {
   /** Up to three reasons, for the report. */
   invalidReasons: string[];
   durationSeconds: number;
+  p90: number;
+  /** The slowest answer, ms. */
+  max: number;
 }
 
 export async function checkedLoad<Expectation>(options: CheckedLoadOptions<Expectation>): Promise<CheckedLoadResult> {
@@ -51,6 +59,7 @@ export async function checkedLoad<Expectation>(options: CheckedLoadOptions<Expec
     pipelining: 1,
     ...(options.amount ? { amount: options.amount } : { duration: options.durationSeconds ?? 10 }),
     method: options.method ?? 'POST',
+    ...(options.overallRate ? { overallRate: options.overallRate } : {}),
     requests: [
       {
         setupRequest: (request: autocannon.Request, context: object) => {
@@ -72,7 +81,9 @@ export async function checkedLoad<Expectation>(options: CheckedLoadOptions<Expec
     label: options.label,
     requestsPerSecond: result.requests.total / result.duration,
     p50: result.latency.p50,
+    p90: result.latency.p90,
     p99: result.latency.p99,
+    max: result.latency.max,
     errors: result.errors + result.timeouts,
     non2xx: result.non2xx,
     total: result.requests.total,
