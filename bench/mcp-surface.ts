@@ -57,7 +57,7 @@ import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextproto
 import { CATALOGUE } from '../src/mcp/registry.ts';
 import { closeLoopbackAwareFetch } from '../src/net/loopback-aware-fetch.ts';
 import { recordingFetch, type RecordedRequest } from './support/recording-fetch.ts';
-import { checkedLoad, type CheckedLoadResult, type PreparedRequest } from './support/checked-load.ts';
+import { checkedLoad, pacedLoad, type CheckedLoadResult, type PreparedRequest } from './support/checked-load.ts';
 import { printCpuProfile } from './support/cpu-profile-summary.ts';
 import { postgresBackendCpuMs, postgresCpuBetween } from './support/postgres-cpu.ts';
 import { startIpcServerProcess, type IpcServerProcess } from './support/ipc-server-process.ts';
@@ -70,6 +70,8 @@ const warmUp = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 const heapRequests = Number(process.env.BENCH_HEAP_REQUESTS ?? 100_000);
 const heapTolerance = Number(process.env.BENCH_HEAP_TOLERANCE ?? 0.1);
 const profile = process.env.BENCH_PROFILE === '1';
+/** Seconds of each latency run (two ways of arriving × two loads × two eras). */
+const latencySeconds = Number(process.env.BENCH_LATENCY_SECONDS ?? 5);
 /** Requests per case sent one at a time to count statements and forks per call. */
 const countRequests = Number(process.env.BENCH_COUNT_REQUESTS ?? 200);
 
@@ -496,10 +498,18 @@ try {
     listLegacy: exact(`tools/list, ${legacy.version} stateless`, 'app', app, legacy.toolsList, ref.listLegacy),
   };
 
-  async function run(c: Case, seconds: number, overallRate?: number): Promise<CaseResult> {
+  /** `c` as fast as the server answers, or at autocannon's `overallRate`. */
+  const run = (c: Case, seconds: number, overallRate?: number) =>
+    measure(() => checkedLoad({ ...c, connections, durationSeconds: seconds, overallRate, check: checkAnswer }));
+  /** `c` at a fixed arrival rate, evenly spaced. */
+  const runPaced = (c: Case, seconds: number, rate: number) =>
+    measure(() => pacedLoad({ ...c, connections, durationSeconds: seconds, rate, check: checkAnswer }));
+
+  /** A load, with where the CPU went while it ran (the machine is shared by all three parties). */
+  async function measure(load: () => Promise<CheckedLoadResult>): Promise<CaseResult> {
     const [serverBefore, postgresBefore] = [await serverCpuMicros(srv), await postgresBackendCpuMs(database)];
     const [selfBefore, machineBefore] = [process.cpuUsage(), machineBusyMs()];
-    const result = await checkedLoad({ ...c, connections, durationSeconds: seconds, overallRate, check: checkAnswer });
+    const result = await load();
     const self = process.cpuUsage(selfBefore);
     const machineMs = machineBusyMs() - machineBefore;
     const [postgresAfter, serverMicros] = [
@@ -649,27 +659,46 @@ try {
     }),
   );
 
-  // Latency below saturation: tools/call list at a fixed arrival rate of a share of the maximum just measured.
-  const latencyRows: { label: string; load: number; rate: number; result: CaseResult }[] = [];
+  // Latency below saturation: tools/call list at a fixed arrival rate of a share of the maximum just measured,
+  // evenly spaced (the target), and at autocannon's overallRate (as the issue first put it; see pacedLoad for
+  // why that is a burst at full speed every second rather than a fixed rate).
+  const latencyRows: { label: string; load: number; rate: number; paced: CaseResult; autocannon: CaseResult }[] = [];
   for (const name of ['callModern', 'callLegacy'] as const) {
     for (const { load } of TARGETS.latency) {
       const rate = Math.max(1, Math.round(measured[name].requestsPerSecond * load));
-      latencyRows.push({ label: cases[name].label, load, rate, result: await run(cases[name], duration, rate) });
+      latencyRows.push({
+        label: cases[name].label,
+        load,
+        rate,
+        paced: await runPaced(cases[name], latencySeconds, rate),
+        autocannon: await run(cases[name], latencySeconds, rate),
+      });
     }
   }
-  console.log(`\nLatency below saturation: a fixed arrival rate (autocannon overallRate), ${connections} connections`);
+  console.log(
+    `\nLatency below saturation, ${connections} connections, ${latencySeconds} s per row: "paced" sends request n at n / rate seconds and counts its latency from then; "autocannon overallRate" is autocannon's per-connection budget per second`,
+  );
   console.table(
-    latencyRows.map(({ label, load, rate, result }) => ({
-      case: label,
-      load: `${load * 100}% of max`,
-      'target req/s': rate,
-      'achieved req/s': Math.round(result.requestsPerSecond),
-      'p50 ms': result.p50,
-      'p90 ms': result.p90,
-      'p99 ms': result.p99,
-      'max ms': result.max,
-      'errors/non-2xx/invalid': `${result.errors}/${result.non2xx}/${result.invalid}`,
-    })),
+    latencyRows.flatMap(({ label, load, rate, paced, autocannon }) =>
+      (
+        [
+          ['paced', paced],
+          ['autocannon overallRate', autocannon],
+        ] as const
+      ).map(([how, result]) => ({
+        case: label,
+        load: `${load * 100}% of max`,
+        arrivals: how,
+        'target req/s': rate,
+        'achieved req/s': Math.round(result.requestsPerSecond),
+        'p50 ms': result.p50,
+        'p90 ms': result.p90,
+        'p99 ms': result.p99,
+        'max ms': result.max,
+        'platform CPU ms/call': result.serverCpuMs.toFixed(3),
+        'errors/non-2xx/invalid': `${result.errors}/${result.non2xx}/${result.invalid}`,
+      })),
+    ),
   );
 
   // Targets.
@@ -691,13 +720,13 @@ try {
       `2 ahead of the usual way: ${measured[ours].label} at ${times.toFixed(2)}× the SDK's documented way (${Math.round(measured[ours].requestsPerSecond)} vs ${Math.round(measured[theirs].requestsPerSecond)} req/s; target ≥ ${TARGETS.overPeer}×)`,
     );
   }
-  for (const { label, load, rate, result } of latencyRows) {
+  for (const { label, load, rate, paced: result } of latencyRows) {
     const limits = TARGETS.latency.find((l) => l.load === load)!;
     const pass =
       result.p99 < limits.p99 && (limits.p50 === null || result.p50 < limits.p50) && clean(result) && result.total > 0;
     target(
       pass,
-      `3 latency: ${label} at ${load * 100}% of its maximum (${rate} req/s asked, ${Math.round(result.requestsPerSecond)} achieved): p50 ${result.p50} ms, p99 ${result.p99} ms (target p99 < ${limits.p99} ms${limits.p50 === null ? '' : `, p50 < ${limits.p50} ms`})${clean(result) ? '' : `; ${problems(result)}`}`,
+      `3 latency: ${label} at ${load * 100}% of its maximum, paced arrivals (${rate} req/s asked, ${Math.round(result.requestsPerSecond)} achieved): p50 ${result.p50} ms, p99 ${result.p99} ms (target p99 < ${limits.p99} ms${limits.p50 === null ? '' : `, p50 < ${limits.p50} ms`})${clean(result) ? '' : `; ${problems(result)}`}`,
     );
   }
   // PostgreSQL work per call: statements and EntityManager forks, counted in the server, next to the
