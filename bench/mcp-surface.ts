@@ -27,24 +27,28 @@
  * load, every answer must then be a 2xx with exactly those bytes around its own id (the peer, whose bytes are
  * its own, must carry its id and a result, and every 100th of its answers is checked in full).
  *
- * Then, for `tools/call list` in both eras: latency below saturation, at a fixed arrival rate (autocannon's
- * `overallRate`) of 50% and 80% of the maximum just measured; PostgreSQL statements and EntityManager forks per
- * call (counted in the server process, by which listener's request caused them); CPU per call by party
- * (platform, PostgreSQL, load generator); and the heap over BENCH_HEAP_REQUESTS (100,000) `tools/call`
- * requests, read after two forced full collections at 0, ¼, ½, ¾ and all of them.
+ * Then, for `tools/call list` in both eras, latency below saturation: at a fixed arrival rate of 50% and 80% of
+ * the maximum just measured, evenly paced (`pacedLoad`, latency counted from when each request was due) and, for
+ * comparison, with autocannon's `overallRate` (a burst at full speed every second: see `pacedLoad`). Then
+ * PostgreSQL statements and EntityManager forks per call, counted in the server process over calls of one agent
+ * sent one at a time, by kind (the rate limit, the cached API-key lookup, the call's own); CPU per call by party
+ * (platform, PostgreSQL, load generator); and the heap over BENCH_HEAP_REQUESTS (100,000) `tools/call` requests,
+ * read after two forced full collections at 0, ¼, ½, ¾ and all of them.
  *
  * Targets (issue 25), each printed PASS or FAIL at the end; exit code 1 when any fails:
  *   1. tools/call list ≥ 70% of the same-work route's throughput, in both eras;
  *   2. tools/call list ≥ 3× the peer's throughput, in each era;
- *   3. at 50% of the maximum, p99 < 25 ms and p50 < 5 ms; at 80%, p99 < 50 ms (both eras);
- *   4. per call: tools/call list ≤ 2 statements, generation_status ≤ 1; no fork on tools/call list or
- *      tools/list (neither needs an EntityManager);
+ *   3. paced at 50% of the maximum, p99 < 25 ms and p50 < 5 ms; at 80%, p99 < 50 ms (both eras);
+ *   4. per call: tools/call list ≤ 2 statements (the rate limit and the list) besides the cached key lookup;
+ *      generation_status ≤ 1 statement of its own and tools/list none, besides the rate limit and that lookup;
+ *      no fork on tools/call list or tools/list (neither reads an entity);
  *   5. tools/list ≥ 85% of the bare route sending the same bytes (both eras); heap within ±10%;
  *   and every answer of every case right.
  *
- * Environment: BENCH_SECONDS (10) per measured case and latency run, BENCH_WARMUP_SECONDS (2),
- * BENCH_CONNECTIONS (50), BENCH_HEAP_REQUESTS (100000; 0 skips), BENCH_HEAP_TOLERANCE (0.1), BENCH_PROFILE=1 to
- * record a CPU profile of the server during one extra run of `tools/call` and of `tools/list`.
+ * Environment: BENCH_SECONDS (10) per measured case, BENCH_WARMUP_SECONDS (2), BENCH_LATENCY_SECONDS (5) per
+ * latency row, BENCH_COUNT_REQUESTS (200) per statement count, BENCH_CONNECTIONS (50), BENCH_HEAP_REQUESTS
+ * (100000; 0 skips), BENCH_HEAP_TOLERANCE (0.1), BENCH_PROFILE=1 to record a CPU profile of the server during
+ * one extra run of `tools/call` and of `tools/list`.
  */
 import fs from 'node:fs/promises';
 import http from 'node:http';
