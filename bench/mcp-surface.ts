@@ -396,18 +396,26 @@ try {
       checkListing,
     ),
   };
-  // The same-work route must answer what the tool call answers: byte for byte the 2025-11-25 answer, and the
-  // 2026-07-28 one but for the envelope that era adds to every result (`resultType`, the server's `_meta`).
+  // The same-work route must answer what the tool call answers: the 2025-11-25 answer's JSON-RPC message, and
+  // the 2026-07-28 one's result but for the envelope that era adds to every result (`resultType`, the server's
+  // `_meta`). Its bytes are expected to be the 2025-11-25 answer's too; if a change to the tool server writes
+  // the same message differently (key order, spacing), the run says so instead of refusing to measure.
   const sameWorkRef = await referenceAnswer(
     'the same-work route',
     urlOf(info.sameWork),
     modern.list,
     (result, body) => {
       const { resultType: _type, _meta: _envelope, ...modernResult } = ref.callModern.result;
-      if (body !== ref.callLegacy.body)
+      if (!isDeepStrictEqual(parseJsonRpc(body), parseJsonRpc(ref.callLegacy.body))) {
         return `differs from the 2025-11-25 tool call's answer: ${firstDifference(body, ref.callLegacy.body)}`;
+      }
       return isDeepStrictEqual(result, modernResult) ? null : "differs from the 2026-07-28 tool call's result";
     },
+  );
+  console.log(
+    sameWorkRef.body === ref.callLegacy.body
+      ? `the same-work route answers the 2025-11-25 tool call's very bytes (${sameWorkRef.body.length} bytes; the 2026-07-28 answer adds its ${ref.callModern.body.length - sameWorkRef.body.length}-byte envelope)`
+      : `the same-work route answers the 2025-11-25 tool call's message in other bytes: ${firstDifference(sameWorkRef.body, ref.callLegacy.body)}`,
   );
   // The peer's page must be ours, field by field (its bytes and its text framing are its own).
   const checkPeer = (result: unknown): string | null => {
