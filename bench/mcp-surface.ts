@@ -114,7 +114,8 @@ const REFERENCE_ID = 987_654_321;
 type Server = IpcServerProcess<McpBenchReady, McpBenchCommand, McpBenchReply>;
 
 /**
- * Statement kinds (as support/db-work-counter.ts names them) that every authenticated call may run: the API-key
+ * Statement kinds (as support/db-work-counter.ts names them, a prepared statement's name may follow) that every
+ * authenticated call may run: the API-key
  * lookup, cached per key for API_KEY_CACHE_TTL_MS (so an agent's calls run it about once a second), and the
  * rate limit, one per call.
  */
@@ -574,8 +575,10 @@ try {
         .filter(([, count]) => count > 0),
     );
     const statements = (is.statements - was.statements) / calls;
-    const keyLookups = byKind[KEY_LOOKUP] ?? 0;
-    const rateLimit = byKind[RATE_LIMIT] ?? 0;
+    const ofKind = (prefix: string) =>
+      Object.entries(byKind).reduce((sum, [kind, count]) => (kind.startsWith(prefix) ? sum + count : sum), 0);
+    const keyLookups = ofKind(KEY_LOOKUP);
+    const rateLimit = ofKind(RATE_LIMIT);
     return {
       perCall: {
         statements,

@@ -12,7 +12,8 @@
  * both are requests of the same listener, and the benchmark loads one listener at a time.
  *
  * Statements are also counted by kind, as the tracing names their spans (`querySummary`: `INSERT
- * rate_limit_log`, `SELECT campaigns`), so a count can say which statements a call ran.
+ * rate_limit_log`, `SELECT campaigns`) followed by a prepared statement's name, so a count can say which
+ * statements a call ran.
  *
  * Install it in the server process before any request is served; the wrappers cost a store lookup and an
  * increment per statement or fork.
@@ -41,10 +42,15 @@ function emptyWork(): DbWork {
   return { requests: 0, statements: 0, byKind: {}, forks: 0 };
 }
 
+/**
+ * `SELECT api_keys`, and a named prepared statement's name after it (`SELECT variants (campaign-list)`): the
+ * summary names the first table in the text, which for a statement with subqueries may not be its subject.
+ */
 function kindOf(first: unknown): string {
-  const sql = typeof first === 'string' ? first : (first as { text?: string } | null)?.text;
-  const { operation, table } = querySummary(sql);
-  return table ? `${operation} ${table}` : operation;
+  const query = typeof first === 'string' ? { text: first } : (first as { text?: string; name?: string } | null);
+  const { operation, table } = querySummary(query?.text);
+  const summary = table ? `${operation} ${table}` : operation;
+  return query?.name ? `${summary} (${query.name})` : summary;
 }
 
 function install(): void {
