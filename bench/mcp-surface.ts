@@ -115,9 +115,8 @@ type Server = IpcServerProcess<McpBenchReady, McpBenchCommand, McpBenchReply>;
 
 /**
  * Statement kinds (as support/db-work-counter.ts names them, a prepared statement's name may follow) that every
- * authenticated call may run: the API-key
- * lookup, cached per key for API_KEY_CACHE_TTL_MS (so an agent's calls run it about once a second), and the
- * rate limit, one per call.
+ * authenticated call may run: the API-key lookup, cached per key for API_KEY_CACHE_TTL_MS (so an agent's calls
+ * run it about once a second), and the rate limit, one per call.
  */
 const KEY_LOOKUP = 'SELECT api_keys';
 const RATE_LIMIT = 'INSERT rate_limit_log';
