@@ -681,6 +681,10 @@ try {
   // evenly spaced (the target), and at autocannon's overallRate (as the issue first put it; see pacedLoad for
   // why that is a burst at full speed every second rather than a fixed rate).
   const latencyRows: { label: string; load: number; rate: number; paced: CaseResult; autocannon: CaseResult }[] = [];
+  // References at the very arrival rates of the 2026-07-28 rows, paced the same way: the same work without MCP
+  // and the edge alone. They tell a tail that MCP adds from one the machine, the driver or the load generator
+  // would give any route here (not judged).
+  const referenceRows: { label: string; load: number; rate: number; paced: CaseResult }[] = [];
   for (const name of ['callModern', 'callLegacy'] as const) {
     for (const { load } of TARGETS.latency) {
       const rate = Math.max(1, Math.round(measured[name].requestsPerSecond * load));
@@ -691,19 +695,39 @@ try {
         paced: await runPaced(cases[name], latencySeconds, rate),
         autocannon: await run(cases[name], latencySeconds, rate),
       });
+      if (name !== 'callModern') continue;
+      for (const reference of ['sameWork', 'edge'] as const) {
+        referenceRows.push({
+          label: cases[reference].label,
+          load,
+          rate,
+          paced: await runPaced(cases[reference], latencySeconds, rate),
+        });
+      }
     }
   }
   console.log(
     `\nLatency below saturation, ${connections} connections, ${latencySeconds} s per row: "paced" sends request n at n / rate seconds and counts its latency from then; "autocannon overallRate" is autocannon's per-connection budget per second`,
   );
   console.table(
-    latencyRows.flatMap(({ label, load, rate, paced, autocannon }) =>
-      (
-        [
+    [
+      ...latencyRows.map(({ label, load, rate, paced, autocannon }) => ({
+        label,
+        load,
+        rate,
+        runs: [
           ['paced', paced],
           ['autocannon overallRate', autocannon],
-        ] as const
-      ).map(([how, result]) => ({
+        ] as const,
+      })),
+      ...referenceRows.map(({ label, load, rate, paced }) => ({
+        label,
+        load,
+        rate,
+        runs: [['paced (reference)', paced]] as const,
+      })),
+    ].flatMap(({ label, load, rate, runs }) =>
+      runs.map(([how, result]) => ({
         case: label,
         load: `${load * 100}% of max`,
         arrivals: how,
@@ -714,6 +738,11 @@ try {
         'p99 ms': result.p99,
         'max ms': result.max,
         'platform CPU ms/call': result.serverCpuMs.toFixed(3),
+        // Busy cores by party while the row ran: a tail with a busy "other" is the machine's, not the server's.
+        'cores: platform/pg/load/other': [result.serverCores, result.postgresCores ?? 0, result.loadCores]
+          .concat(otherCores(result))
+          .map((cores) => cores.toFixed(2))
+          .join('/'),
         'errors/non-2xx/invalid': `${result.errors}/${result.non2xx}/${result.invalid}`,
       })),
     ),
