@@ -10,8 +10,10 @@ export const DOCKER_COMPOSE: GoTool = {
   title: 'Docker Compose',
   module: 'github.com/docker/compose/v2/cmd',
   version: 'v2.40.3',
-  // `go install` names the binary after its package folder; run directly, it behaves as `docker-compose`.
+  // Named after its package folder, as `go install` would; run directly, it behaves as `docker-compose`.
   binary: 'cmd',
+  // Compose's go.mod has `exclude` directives, which `go install …/cmd@v2.40.3` refuses: built at its root.
+  buildInModule: { module: 'github.com/docker/compose/v2', package: './cmd' },
   probeArgs: ['version'],
   alternatives: ['set DOCKER_COMPOSE_PATH to a docker-compose v2 binary'],
   lookOnPath: false,

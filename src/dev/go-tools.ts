@@ -3,7 +3,8 @@
  * downloaded at test or run time, and no package repository offers them on these machines.
  *
  * Order: an explicit path (e.g. `TEMPORAL_CLI_PATH`); the binary on PATH; a copy cached in `TOOLS_DIR` under
- * the pinned version; else `go install <module>@<version>` into `TOOLS_DIR`.
+ * the pinned version; else `go install <module>@<version>` into `TOOLS_DIR` (or, for a module whose go.mod
+ * `go install` refuses, `go build` at the downloaded module's root: `buildInModule`).
  */
 import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -28,6 +29,12 @@ export interface GoTool {
   alternatives: string[];
   /** False for a binary whose name is too generic to trust when found on PATH (e.g. `server`). */
   lookOnPath?: boolean;
+  /**
+   * Build inside the module instead of `go install <module>@<version>`: the module (this path) is downloaded and
+   * `go build <package>` runs at its root, where Go honours its go.mod as the main module's. Needed where that
+   * go.mod has `replace` or `exclude` directives, which `go install pkg@version` refuses (Docker Compose).
+   */
+  buildInModule?: { module: string; package: string };
 }
 
 export class GoToolUnavailableError extends Error {
@@ -96,17 +103,29 @@ export async function locateGoTool(tool: GoTool, options: LocateOptions): Promis
   if (!goBinary) throw new GoToolUnavailableError(tool, `no ${tool.binary} binary found and Go is not installed`);
   await fs.mkdir(path.dirname(cached), { recursive: true });
   log(`building the ${tool.title} ${tool.version} with ${goBinary} (first run only; takes a few minutes)…`);
-  await new Promise<void>((resolve, reject) => {
-    const child = spawn(goBinary, ['install', `${tool.module}@${tool.version}`], {
-      env: { ...processEnv(), GOBIN: path.dirname(cached) },
-      stdio: ['ignore', 'inherit', 'inherit'],
+  const env = { ...processEnv(), GOBIN: path.dirname(cached) };
+  const runGo = (args: string[], cwd?: string) =>
+    new Promise<void>((resolve, reject) => {
+      const child = spawn(goBinary, args, { env, cwd, stdio: ['ignore', 'inherit', 'inherit'] });
+      child.once('error', reject);
+      child.once('exit', (code) =>
+        code === 0 ? resolve() : reject(new GoToolUnavailableError(tool, `go ${args[0]} exited with code ${code}`)),
+      );
     });
-    child.once('error', reject);
-    child.once('exit', (code) =>
-      code === 0 ? resolve() : reject(new GoToolUnavailableError(tool, `go install exited with code ${code}`)),
-    );
-  });
+  if (tool.buildInModule) {
+    const { module, package: pkg } = tool.buildInModule;
+    const { stdout } = await execFileAsync(goBinary, ['mod', 'download', '-json', `${module}@${tool.version}`], {
+      env,
+      maxBuffer: 1024 * 1024,
+    });
+    const downloaded = JSON.parse(stdout) as { Dir?: string; Error?: string };
+    if (!downloaded.Dir)
+      throw new GoToolUnavailableError(tool, `go mod download failed: ${downloaded.Error ?? stdout}`);
+    await runGo(['build', '-o', cached, pkg], downloaded.Dir);
+  } else {
+    await runGo(['install', `${tool.module}@${tool.version}`]);
+  }
   if (!(await works(cached, tool.probeArgs)))
-    throw new GoToolUnavailableError(tool, `go install did not produce ${cached}`);
+    throw new GoToolUnavailableError(tool, `the build did not produce ${cached}`);
   return cached;
 }
