@@ -140,6 +140,8 @@ it('lets the owner approve a film at its storyboard gate; the film renders and w
   await page.getByRole('heading', { name: 'Film “Linen in the heat”' }).waitFor();
   await page.getByText('It waits for your decision on the storyboard.').waitFor();
   // The storyboard is shown as the tools give it: every frame loads (the page allows the platform's own media).
+  // The heading is there before the frames have arrived; after `load` every image has loaded or failed.
+  await page.waitForLoadState('load');
   const frames = page.getByRole('img', { name: /Storyboard frame/ });
   expect(await frames.count()).toBe((await filmNow()).storyboard!.length);
   await expect(
