@@ -140,10 +140,14 @@ it('lets the owner approve a film at its storyboard gate; the film renders and w
   await page.getByRole('heading', { name: 'Film “Linen in the heat”' }).waitFor();
   await page.getByText('It waits for your decision on the storyboard.').waitFor();
   // The storyboard is shown as the tools give it: every frame loads (the page allows the platform's own media).
-  // The heading is there before the frames have arrived; after `load` every image has loaded or failed.
-  await page.waitForLoadState('load');
+  // The frames load lazily (`loading="lazy"`): one below the fold has not been fetched at all, so each is
+  // scrolled into view and waited for until it has loaded or failed; a broken one then fails the check below.
   const frames = page.getByRole('img', { name: /Storyboard frame/ });
   expect(await frames.count()).toBe((await filmNow()).storyboard!.length);
+  for (const frame of await frames.all()) await frame.scrollIntoViewIfNeeded();
+  await page.waitForFunction(() =>
+    Array.from(document.querySelectorAll<HTMLImageElement>('ol.frames img')).every((image) => image.complete),
+  );
   await expect(
     frames.evaluateAll((images) => images.every((image) => (image as HTMLImageElement).naturalWidth > 0)),
   ).resolves.toBe(true);
