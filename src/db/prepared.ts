@@ -30,3 +30,11 @@ export async function runPrepared<Row extends pg.QueryResultRow>(
   const result = await (await nativePool(orm)).query<Row>({ name: statement.name, text: statement.text, values });
   return result.rows;
 }
+
+/**
+ * A nullable timestamp column of a named statement's row: the ORM's pool keeps timestamps as PostgreSQL's
+ * text, so rows read here are parsed as the ORM would parse them.
+ */
+export function timestampOrNull(value: string | null): Date | null {
+  return value === null ? null : new Date(value);
+}

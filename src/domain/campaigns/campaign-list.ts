@@ -2,7 +2,7 @@
  * `query_campaigns list`: the tool agents call most, read with one named prepared statement and no entities.
  */
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { runPrepared, type PreparedStatement } from '../../db/prepared.ts';
+import { runPrepared, timestampOrNull, type PreparedStatement } from '../../db/prepared.ts';
 import { decodeCursor, DEFAULT_PAGE_SIZE, toPage, type Keyset, type Page } from '../shared/pagination.ts';
 import type { CampaignStatus } from './campaign-status.ts';
 import type { Campaign } from './campaign.entity.ts';
@@ -28,8 +28,6 @@ interface CampaignListRow {
   product_ids: string[];
 }
 
-const dateOrNull = (value: string | null) => (value === null ? null : new Date(value));
-
 function fromListRow(row: CampaignListRow): CampaignViewFields & { stats: CampaignStats } {
   return {
     id: row.id,
@@ -40,9 +38,9 @@ function fromListRow(row: CampaignListRow): CampaignViewFields & { stats: Campai
     channels: row.channels as Campaign['channels'],
     conversionGoals: row.conversion_goals,
     slug: row.slug,
-    startsAt: dateOrNull(row.starts_at),
-    endsAt: dateOrNull(row.ends_at),
-    publishedAt: dateOrNull(row.published_at),
+    startsAt: timestampOrNull(row.starts_at),
+    endsAt: timestampOrNull(row.ends_at),
+    publishedAt: timestampOrNull(row.published_at),
     createdAt: new Date(row.created_at),
     updatedAt: new Date(row.updated_at),
     stats: {

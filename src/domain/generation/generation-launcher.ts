@@ -8,7 +8,7 @@
  * reservation, the reservation is released before the error reaches the caller.
  */
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { runPrepared, type PreparedStatement } from '../../db/prepared.ts';
+import { runPrepared, timestampOrNull, type PreparedStatement } from '../../db/prepared.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { CampaignsService } from '../campaigns/campaigns.service.ts';
 import type { CreditsService } from '../credits/credits.service.ts';
@@ -129,8 +129,6 @@ interface GenerationStatusRow {
   cancel_requested_at: string | null;
 }
 
-const dateOrNull = (value: string | null) => (value === null ? null : new Date(value));
-
 function fromStatusRow(row: GenerationStatusRow & { id: string }): JobViewSource & Pick<Job, 'input'> {
   return {
     id: row.id,
@@ -144,9 +142,9 @@ function fromStatusRow(row: GenerationStatusRow & { id: string }): JobViewSource
     input: row.input,
     createdAt: new Date(row.created_at),
     updatedAt: new Date(row.updated_at),
-    startedAt: dateOrNull(row.started_at),
-    finishedAt: dateOrNull(row.finished_at),
-    cancelRequestedAt: dateOrNull(row.cancel_requested_at),
+    startedAt: timestampOrNull(row.started_at),
+    finishedAt: timestampOrNull(row.finished_at),
+    cancelRequestedAt: timestampOrNull(row.cancel_requested_at),
   };
 }
 
