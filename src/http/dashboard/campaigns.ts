@@ -47,6 +47,7 @@ import {
 import { html } from '../../views/html.ts';
 import { renderErrorsWith, renderJson } from '../middleware/error-boundary.ts';
 import { forbiddenPage, notFoundPage, type Notice } from './chrome.ts';
+import { clearIfEmpty } from './form-fields.ts';
 import { state, type DashboardKit } from './kit.ts';
 
 /** What a finished action says on the campaign page it redirects to. */
@@ -510,11 +511,17 @@ export function campaignRoutes(router: Router, kit: DashboardKit): void {
     expectedVersion: Number(one(body.expectedVersion)),
   });
 
-  const trafficForm = async (ctx: Context, notices: Notice[] = [], errors?: FieldErrors) => {
+  /** The URL's campaign, its variants and the URL's variant among them (else "not found"). */
+  const trafficSubject = async (ctx: Context) => {
     const campaign = await campaignOf(ctx, ctx.params.campaignId!);
     const variants = await variantsOf(ctx, campaign.id);
     const variant = variants.find((candidate) => candidate.id === ctx.params.variantId);
     if (!variant) throw new NotFoundError('Variant', ctx.params.variantId!);
+    return { campaign, variants, variant };
+  };
+
+  const trafficForm = async (ctx: Context, notices: Notice[] = [], errors?: FieldErrors) => {
+    const { campaign, variants, variant } = await trafficSubject(ctx);
     const draft = ctx.method === 'POST' ? trafficDraft(ctx.request.body as Body) : undefined;
     sendHtml(
       ctx,
@@ -546,10 +553,7 @@ export function campaignRoutes(router: Router, kit: DashboardKit): void {
       if (await withFieldErrors(ctx, error, trafficForm)) return;
       // Someone saved first: show the variant as it is now next to the person's choice; nothing was changed.
       if (!(error instanceof AppError && error.code === 'conflict' && error.details?.currentVersion)) throw error;
-      const campaign = await campaignOf(ctx, ctx.params.campaignId!);
-      const variants = await variantsOf(ctx, campaign.id);
-      const variant = variants.find((candidate) => candidate.id === ctx.params.variantId);
-      if (!variant) throw new NotFoundError('Variant', ctx.params.variantId!);
+      const { campaign, variants, variant } = await trafficSubject(ctx);
       sendHtml(
         ctx,
         variantTrafficPage(state(ctx).chrome, { campaign, variant, variants, draft, conflict: true }, [
@@ -652,15 +656,14 @@ export function campaignRoutes(router: Router, kit: DashboardKit): void {
 
   router.post(`${path}/:campaignId/edit`, ...kit.toolAction(campaignForm), async (ctx) => {
     const body = ctx.request.body as Body;
-    const text = (value: string | string[] | undefined) => one(value).trim() || null;
     try {
       await kit.tool(ctx, 'manage_campaigns', {
         action: 'update',
         campaignId: ctx.params.campaignId!,
         name: one(body.name),
         // An emptied field clears it: no objective, the summary taken from the active variant, no start or end.
-        objective: text(body.objective),
-        publicSummary: text(body.publicSummary),
+        objective: clearIfEmpty(body, 'objective'),
+        publicSummary: clearIfEmpty(body, 'publicSummary'),
         startsAt: isoOfLocalUtc(one(body.startsAt)),
         endsAt: isoOfLocalUtc(one(body.endsAt)),
       });
