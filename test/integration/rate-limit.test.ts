@@ -129,6 +129,35 @@ it('never refuses a client that waits half a second between requests', async () 
   }
 });
 
+it('keeps only the times still inside the window, however high the limit', async () => {
+  // A high limit must not make a key's log grow with its history: every request rewrites the log, so a log of
+  // thousands of old times (kept until they were N) made each request cost more than the one before.
+  const policy: RateLimitPolicy = { name: 'high-limit', limit: 100_000, windowSeconds: 1 };
+  const start = Date.parse('2026-11-25T13:00:00.000Z');
+  const { limiter, at } = limiterAt(start);
+  const key = freshKey('history');
+  const stored = async () => {
+    const [row] = await platform.container.orm.em
+      .getConnection()
+      .execute<{ stamps: number }[]>('select cardinality(stamps) as stamps from rate_limit_log where key = ?', [
+        `${policy.name}:${key}`,
+      ]);
+    return Number(row!.stamps);
+  };
+  for (let second = 0; second < 5; second += 1) {
+    for (let i = 0; i < 20; i += 1) {
+      at(start + second * 1_000 + i * 10);
+      expect((await limiter.consume(policy, key)).allowed).toBe(true);
+    }
+  }
+  // The last second's 20 times are inside the window (4.00 s … 4.19 s at 4.19 s); the 80 before have left it.
+  expect(await stored()).toBe(20);
+  at(start + 10_000);
+  const decision = await limiter.consume(policy, key);
+  expect(decision.remaining).toBe(policy.limit - 1);
+  expect(await stored()).toBe(1);
+});
+
 it('agrees with the sliding-window rule on every schedule, across two instances and with batches', async () => {
   const policy: RateLimitPolicy = { name: 'model', limit: 5, windowSeconds: 10 };
   const windowMs = policy.windowSeconds * 1000;

@@ -2,10 +2,13 @@
  * An exact sliding-log rate limiter with its state in PostgreSQL, so every API instance shares it.
  *
  * A policy of N requests per window W means: in ANY interval of length W, at most N requests of one key are
- * accepted. Each key keeps the times of its last N accepted requests (oldest first). A request costing k
- * units at time `now` is accepted when fewer than N - k + 1 of those times lie inside (now - W, now]: the
- * (N - k + 1)-th most recent time is missing or at least W old. Then its k times are appended and the oldest
- * dropped, so a row never holds more than N times. There is no burst allowance on top of N and no window
+ * accepted. Each key keeps the times of its last N accepted requests that are still inside the window (oldest
+ * first). A request costing k units at time `now` is accepted when fewer than N - k + 1 of those times lie
+ * inside (now - W, now]: the (N - k + 1)-th most recent time is missing or at least W old. Then its k times are
+ * appended, and the times beyond the N most recent and those that have left the window are dropped: a row
+ * never holds more than N times, nor a time older than W. (Keeping every time up to N made a high limit
+ * costly: under a limit of 100,000 a minute a key's log only ever grew, past PostgreSQL's 2 KB TOAST threshold,
+ * and every request rewrote the whole, ever longer array.) There is no burst allowance on top of N and no window
  * edge: N at once, then nothing until the first of them is W old. A client that waits W/N between requests
  * is never refused (the request N places back is then always at least W old).
  *
@@ -38,7 +41,9 @@ const CONSUME: PreparedStatement = {
            stamps = case
              when cardinality(l.stamps) + $5 <= $2
                   or l.stamps[cardinality(l.stamps) - $2 + $5] <= excluded.checked_at - $3 * interval '1 millisecond'
-             then l.stamps[greatest(1, cardinality(l.stamps) - ($2 - $5) + 1):] || excluded.stamps
+             then l.stamps[greatest(1, cardinality(l.stamps) - ($2 - $5) + 1,
+                                    width_bucket(excluded.checked_at - $3 * interval '1 millisecond', l.stamps) + 1):]
+                  || excluded.stamps
              else l.stamps end,
            expires_at = case
              when cardinality(l.stamps) + $5 <= $2
