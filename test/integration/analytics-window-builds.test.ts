@@ -156,8 +156,9 @@ test('a rollup pass builds the 7d, 28d and 90d windows through yesterday, and th
      group by slice order by slice`,
     [WORKSPACE],
   );
-  // 5 variants, 4 zones ('' = the campaign page), the workspace.
+  // 3 campaigns, 5 variants, 4 zones ('' = the campaign page), the workspace.
   expect(slices.map((row) => [row.slice, Number(row.n)])).toEqual([
+    ['campaign', 3],
     ['variant', 5],
     ['workspace', 1],
     ['zone', 4],
@@ -237,6 +238,7 @@ test('after midnight readers fall back to the daily rows until the first pass of
   const buildFor = (now: Date) =>
     readWindowBuild(workspaceScope(platform.container.orm.em, WORKSPACE, actors.operator), resolveWindow('90d', now), [
       'workspace',
+      'campaign',
       'variant',
       'zone',
     ]);

@@ -30,7 +30,7 @@ import {
 } from './analytics-reader.ts';
 import type { ReachSketch } from './reach-sketch.ts';
 import { resolveWindow, SNAPSHOT_SECTIONS, type ResolvedWindow, type SnapshotSection } from './analytics-window.ts';
-import { readWindowBuild } from './window-reach.ts';
+import { readWindowBuild, type WindowBuild, type WindowSlice } from './window-reach.ts';
 import { createExperimentsService, topPerformer, type ExperimentPage, type ExperimentView } from './experiments.ts';
 import { conciergeGapsInsight, experimentInsight, STALL_DAYS, stalledInsight, type Insight } from './insight-rules.ts';
 import { channelsSection, compareVariantsAcrossChannels, type ChannelsSection } from '../channels/channel-reports.ts';
@@ -122,35 +122,53 @@ function rowsToShow(tallies: Map<string, Tally>, limit: number): string[] {
   return [...tallies].filter(([, tally]) => tally.impressions >= cut).map(([key]) => key);
 }
 
+/** Where the list sections' shown rows take their Reach from: today's daily sketches and the build's. */
+interface ReachSources {
+  /** Daily rows with sketches of the shown campaigns: today's with a build, else the whole window's. */
+  rows: readonly DailyRow[];
+  /** The build's sketches of the shown campaigns (campaign and variant slices), or null without a build. */
+  build: WindowBuild | null;
+}
+
 /**
- * Adds Reach to the variant tallies in `keys`: the sketches of their daily rows and, with a window build, the
- * build's sketches of the days before today. With a build, `rows` are today's and carry no sketches unless
- * another section needed them all (`rowsHaveSketches`); today's sketches are then read for the shown campaigns
- * only, alongside their build sketches. Should the build have moved on since the counters were read (a rebuild
- * at midnight), every daily sketch of those variants is merged instead.
+ * The sketches that give the shown rows of the campaign and variant sections their Reach: of `campaignIds`
+ * only. With a window build, today's daily sketches (`rows` when they carry them, else read now) and the
+ * build's campaign or variant sketches; without one, `rows` (the whole window's, with sketches). Should the
+ * build have moved on since the counters were read (a rebuild at midnight), every daily sketch of those
+ * campaigns over the window is read instead.
  */
-async function addReach(
+async function reachSources(
   scope: WorkspaceScope,
   window: ResolvedWindow,
   built: boolean,
   rows: readonly DailyRow[],
   rowsHaveSketches: boolean,
-  byVariant: Map<string, Tally>,
-  keys: ReadonlySet<string>,
-  variantKey: (row: DailyRow) => string,
-): Promise<void> {
-  if (!keys.size) return;
-  const campaignIds = [...new Set([...keys].map((key) => key.slice(0, key.indexOf('/'))))];
+  campaignIds: readonly string[],
+  slices: readonly WindowSlice[],
+): Promise<ReachSources> {
+  if (!campaignIds.length || !slices.length) return { rows: [], build: null };
+  if (!built) return { rows, build: null };
+  const only = { sketchesOf: campaignIds, rowsOf: campaignIds };
   const [build, todays] = await Promise.all([
-    built ? readWindowBuild(scope, window, ['variant'], { variantSketchesOf: campaignIds }) : null,
+    readWindowBuild(scope, window, slices, only),
     rowsHaveSketches ? rows : readDailyRows(scope, { from: window.to, to: window.to }, campaignIds),
   ]);
-  const sketchRows = built && !build ? await readDailyRows(scope, window, campaignIds) : todays;
-  for (const row of sketchRows) {
-    const key = variantKey(row);
-    if (keys.has(key) && row.reach_sketch) byVariant.get(key)?.sketch.mergeBytes(row.reach_sketch);
+  return build ? { rows: todays, build } : { rows: await readDailyRows(scope, window, campaignIds), build: null };
+}
+
+/** Merges the sources' sketches into the tallies in `keys` (`keyOf` a daily row; `built`, the build's sketches). */
+function addReach(
+  sources: ReachSources,
+  tallies: Map<string, Tally>,
+  keys: ReadonlySet<string>,
+  keyOf: (row: DailyRow) => string,
+  built: Map<string, ReachSketch> | undefined,
+): void {
+  for (const row of sources.rows) {
+    const key = keyOf(row);
+    if (row.reach_sketch && keys.has(key)) tallies.get(key)?.sketch.mergeBytes(row.reach_sketch);
   }
-  for (const [key, sketch] of build?.variants ?? []) if (keys.has(key)) byVariant.get(key)?.sketch.merge(sketch);
+  for (const [key, sketch] of built ?? []) if (keys.has(key)) tallies.get(key)?.sketch.merge(sketch);
 }
 
 function topRows<T extends { metrics: Metrics }>(rows: T[], limit: number): { rows: T[]; left: number } {
@@ -213,21 +231,22 @@ export function createAnalyticsQueryService(deps: { now?: () => Date } = {}) {
       readFreshness(scope),
       input.campaignId || !(summaryFromBuild || needsDaily)
         ? null
-        : // The variants' counters; their sketches are read later, for the rows shown only (addReach).
+        : // The campaigns' and variants' counters; their sketches are read later, for the rows shown only.
           readWindowBuild(
             scope,
             window,
             [
               ...(summaryFromBuild ? (['workspace'] as const) : []),
-              ...(wants('campaigns') || wants('variants') ? (['variant'] as const) : []),
+              ...(wants('campaigns') ? (['campaign'] as const) : []),
+              ...(wants('variants') ? (['variant'] as const) : []),
               ...(wants('surfaces') ? (['zone'] as const) : []),
             ],
-            { variantSketchesOf: [] },
+            { sketchesOf: [] },
           ),
     ]);
     // With a build, the daily rows are today's only: the build holds the closed days (window-reach.ts). Their
     // sketches (16 KB a row, a few thousand rows on a busy day) only when every zone's Reach is wanted; the
-    // list sections read today's sketches of the rows they show (addReach).
+    // list sections read today's sketches of the rows they show (reachSources).
     const dailySketches = !build || wants('surfaces');
     const [daily, workspaceDays] = await Promise.all([
       !needsDaily
@@ -264,38 +283,40 @@ export function createAnalyticsQueryService(deps: { now?: () => Date } = {}) {
     if (wants('campaigns') || wants('variants')) {
       const campaignRows = daily.filter((row) => row.campaign_id !== '');
       const variantKey = (row: DailyRow) => `${row.campaign_id}/${row.variant_id}`;
+      const campaignKey = (row: DailyRow) => row.campaign_id;
       const campaignOfKey = (key: string) => key.slice(0, key.indexOf('/'));
       // Counters first: the ranking needs Reach only to order rows with equal impressions, and Reach (merging
       // sketches) is the costly part; then sketches for the rows that are shown, and only for those.
-      const byVariant = tallyBy(campaignRows, variantKey, { sketch: false });
+      const byCampaign = wants('campaigns')
+        ? tallyBy(campaignRows, campaignKey, { sketch: false })
+        : new Map<string, Tally>();
+      const byVariant = wants('variants')
+        ? tallyBy(campaignRows, variantKey, { sketch: false })
+        : new Map<string, Tally>();
+      if (build) addBuildCounters(byCampaign, build.campaignCounters);
       if (build) addBuildCounters(byVariant, build.variantCounters);
-      const byCampaign = absorbBy(byVariant, campaignOfKey);
       const shownCampaigns = wants('campaigns') ? rowsToShow(byCampaign, limit) : [];
       const shownVariants = wants('variants') ? rowsToShow(byVariant, limit) : [];
-      const campaignShown = new Set(shownCampaigns);
-      const sketched = new Set([
-        ...shownVariants,
-        ...[...byVariant.keys()].filter((key) => campaignShown.has(campaignOfKey(key))),
-      ]);
-      await addReach(scope, window, build !== null, campaignRows, dailySketches, byVariant, sketched, variantKey);
       const ids = [...new Set([...shownCampaigns, ...shownVariants.map(campaignOfKey)])];
       const variantIds = shownVariants.map((key) => key.slice(key.indexOf('/') + 1));
-      const [campaigns, variants] = await Promise.all([
+      const [sources, campaigns, variants] = await Promise.all([
+        reachSources(scope, window, build !== null, campaignRows, dailySketches, ids, [
+          ...(shownCampaigns.length ? (['campaign'] as const) : []),
+          ...(shownVariants.length ? (['variant'] as const) : []),
+        ]),
         ids.length ? scope.em.find(Campaign, { id: { $in: ids } }) : [],
         variantIds.length ? scope.em.find(Variant, { id: { $in: variantIds } }) : [],
       ]);
+      addReach(sources, byCampaign, new Set(shownCampaigns), campaignKey, sources.build?.campaigns);
+      addReach(sources, byVariant, new Set(shownVariants), variantKey, sources.build?.variants);
       const campaignOf = new Map(campaigns.map((campaign) => [campaign.id, campaign]));
       const variantOf = new Map(variants.map((variant) => [variant.id, variant]));
       if (wants('campaigns')) {
-        const withReach = absorbBy(
-          new Map([...byVariant].filter(([key]) => campaignShown.has(campaignOfKey(key)))),
-          campaignOfKey,
-        );
         const rows = shownCampaigns.map((campaignId) => ({
           campaignId,
           name: campaignOf.get(campaignId)?.name ?? '(unknown campaign)',
           status: campaignOf.get(campaignId)?.deletedAt ? 'deleted' : (campaignOf.get(campaignId)?.status ?? 'unknown'),
-          metrics: withReach.get(campaignId)!.metrics(),
+          metrics: byCampaign.get(campaignId)!.metrics(),
         }));
         result.campaigns = topRows(rows, limit).rows;
         if (byCampaign.size > limit) truncated.campaigns = byCampaign.size - limit;

@@ -7,8 +7,9 @@
  * today, so all but today are closed days whose union can be kept ready.
  *
  * A build, per workspace and window length N, holds the union of the daily sketches of the N − 1 closed days
- * up to `through_day` (yesterday when current), per slice: the whole workspace, each campaign variant, each
- * zone; and for the variant and zone slices the sums of those days' counters (impressions, clicks, …), so a
+ * up to `through_day` (yesterday when current), per slice: the whole workspace, each campaign, each campaign
+ * variant, each zone; and for the campaign, variant and zone slices the sums of those days' counters
+ * (impressions, clicks, …), so a
  * reader of a 90-day list adds a few hundred build rows to today's rows instead of summing 90 days of daily
  * rows (at 10 million events that sum alone took most of a second of PostgreSQL time per read). A reader
  * merges each slice's build sketch with today's daily sketches, and adds today's counters to the build's. A HyperLogLog union is the
@@ -42,7 +43,13 @@ import { sqlRows, type CounterRow } from './analytics-reader.ts';
 export const BUILT_WINDOW_DAYS = [7, 28, 90] as const;
 const LONGEST = BUILT_WINDOW_DAYS[BUILT_WINDOW_DAYS.length - 1]!;
 
-export type WindowSlice = 'workspace' | 'variant' | 'zone';
+/**
+ * The campaign slice is the union of its variants' (the same sketch and sums as merging them): a campaign list
+ * reads one sketch per shown campaign and ranks ~1,000 campaign rows, instead of every variant's.
+ */
+export type WindowSlice = 'workspace' | 'campaign' | 'variant' | 'zone';
+/** Slices keyed by campaign: a reader may ask for the rows, or the sketches, of some campaigns only. */
+const CAMPAIGN_SLICES: readonly WindowSlice[] = ['campaign', 'variant'];
 const KEY_COLUMNS = ['workspace_id', 'window_days', 'slice', 'campaign_id', 'variant_id', 'zone_id'];
 
 /** The rollup batch's sessions per daily group, as register maxima (see rollups.ts `mergeSketches`). */
@@ -84,6 +91,7 @@ export async function mergeLateIntoWindowBuilds(trx: Tx, rows: readonly BatchReg
       const days = String(build.window_days);
       sketchEntry(entries, [row.workspace_id, days, 'workspace', '', '', '']).merge(sketch);
       if (row.campaign_id === '') continue;
+      sketchEntry(entries, [row.workspace_id, days, 'campaign', row.campaign_id, '', '']).merge(sketch);
       sketchEntry(entries, [row.workspace_id, days, 'variant', row.campaign_id, row.variant_id, '']).merge(sketch);
       sketchEntry(entries, [row.workspace_id, days, 'zone', '', '', row.zone_id]).merge(sketch);
     }
@@ -91,7 +99,7 @@ export async function mergeLateIntoWindowBuilds(trx: Tx, rows: readonly BatchReg
   await mergeSketchesInto(trx, 'analytics_window_reach', KEY_COLUMNS, entries, { insertMissing: true });
 }
 
-/** The counters a build keeps per variant and zone slice: the daily rows' columns of the same names. */
+/** The counters a build keeps per campaign, variant and zone slice: the daily rows' columns of the same names. */
 export const BUILD_COUNTERS = [
   'impressions',
   'unattributed_impressions',
@@ -111,7 +119,7 @@ function addCounters(into: Counters, from: Partial<Record<BuildCounter, string |
 
 /**
  * Adds what a rollup batch counted on closed days (`rollup_daily_delta`, filled by the batch) to the builds
- * covering those days, per variant and per zone. A slice the build did not have yet gets a row with an empty
+ * covering those days, per campaign, variant and zone. A slice the build did not have yet gets a row with an empty
  * sketch (the batch's sessions are merged into it by `mergeLateIntoWindowBuilds`).
  */
 export async function addLateCountersToWindowBuilds(trx: Tx): Promise<void> {
@@ -120,14 +128,14 @@ export async function addLateCountersToWindowBuilds(trx: Tx): Promise<void> {
     `insert into analytics_window_reach (workspace_id, window_days, slice, campaign_id, variant_id, zone_id, reach_sketch,
        ${BUILD_COUNTERS.join(', ')})
      select d.workspace_id, b.window_days, s.slice,
-       case when s.slice = 'variant' then d.campaign_id else '' end,
+       case when s.slice in ('campaign', 'variant') then d.campaign_id else '' end,
        case when s.slice = 'variant' then d.variant_id else '' end,
        case when s.slice = 'zone' then d.zone_id else '' end,
        $1::bytea, ${BUILD_COUNTERS.map((column) => `sum(d.${column})`).join(', ')}
      from rollup_daily_delta d
      join analytics_window_builds b on b.workspace_id = d.workspace_id
        and d.day between b.through_day - (b.window_days - 2) and b.through_day
-     cross join (values ('variant'), ('zone')) as s(slice)
+     cross join (values ('campaign'), ('variant'), ('zone')) as s(slice)
      group by 1, 2, 3, 4, 5, 6
      on conflict (workspace_id, window_days, slice, campaign_id, variant_id, zone_id) do update set
        ${BUILD_COUNTERS.map((column) => `${column} = analytics_window_reach.${column} + excluded.${column}`).join(', ')}`,
@@ -202,6 +210,7 @@ async function rebuildWorkspace(trx: Tx, workspaceId: string, today: string): Pr
   for (const row of daily) {
     const i = segmentOf(row.day);
     for (const key of [
+      ['campaign', row.campaign_id, '', ''],
       ['variant', row.campaign_id, row.variant_id, ''],
       ['zone', '', '', row.zone_id],
     ]) {
@@ -248,27 +257,38 @@ async function rebuildWorkspace(trx: Tx, workspaceId: string, today: string): Pr
   return BUILT_WINDOW_DAYS.length;
 }
 
-/** A window's build per slice: sketches (variant key `campaignId/variantId`, zone key the zone id) and counters. */
+/**
+ * A window's build per slice: sketches (campaign key the campaign id, variant key `campaignId/variantId`, zone
+ * key the zone id) and counters.
+ */
 export interface WindowBuild {
   workspace: ReachSketch;
+  campaigns: Map<string, ReachSketch>;
   variants: Map<string, ReachSketch>;
   zones: Map<string, ReachSketch>;
-  /** The closed days' counters per variant and per zone, as counter rows (`Tally.add` reads them). */
+  /** The closed days' counters per campaign, variant and zone, as counter rows (`Tally.add` reads them). */
+  campaignCounters: Map<string, CounterRow>;
   variantCounters: Map<string, CounterRow>;
   zoneCounters: Map<string, CounterRow>;
+}
+
+export interface WindowBuildReadOptions {
+  /** The campaign and variant slices' sketches only of these campaigns (of every campaign when omitted). */
+  sketchesOf?: readonly string[];
+  /** The campaign and variant slices' rows only of these campaigns (of every campaign when omitted). */
+  rowsOf?: readonly string[];
 }
 
 /**
  * The build of `window` through the day before the window's last day, or null when there is none that is
  * current (the caller then reads the daily rows). Only the slices asked for are read (none: whether the build
- * is current); the variant slice's sketches only of `variantSketchesOf` campaigns (every campaign when
- * omitted), its counters always.
+ * is current), and of the campaign and variant slices the rows and sketches `options` asks for.
  */
 export async function readWindowBuild(
   scope: WorkspaceScope,
   window: ResolvedWindow,
   slices: readonly WindowSlice[],
-  options: { variantSketchesOf?: readonly string[] } = {},
+  options: WindowBuildReadOptions = {},
 ): Promise<WindowBuild | null> {
   if (!(BUILT_WINDOW_DAYS as readonly number[]).includes(window.days)) return null;
   // One statement, so the build's day and its rows come from the same snapshot of a concurrent rebuild.
@@ -284,26 +304,32 @@ export async function readWindowBuild(
   >(
     scope,
     `select b.through_day::text as through_day, r.slice, r.campaign_id, r.variant_id, r.zone_id,
-       case when r.slice <> 'variant' or $4::varchar[] is null or r.campaign_id = any($4) then r.reach_sketch end
-         as reach_sketch, ${BUILD_COUNTERS.map((column) => `r.${column}`).join(', ')}
+       case when r.slice <> all($6::varchar[]) or $4::varchar[] is null or r.campaign_id = any($4)
+         then r.reach_sketch end as reach_sketch, ${BUILD_COUNTERS.map((column) => `r.${column}`).join(', ')}
      from analytics_window_builds b
      left join analytics_window_reach r on r.workspace_id = b.workspace_id and r.window_days = b.window_days
        and r.slice = any($3::varchar[])
+       and (r.slice <> all($6::varchar[]) or $5::varchar[] is null or r.campaign_id = any($5))
      where b.workspace_id = $1 and b.window_days = $2`,
-    [scope.workspaceId, window.days, slices, options.variantSketchesOf ?? null],
+    [scope.workspaceId, window.days, slices, options.sketchesOf ?? null, options.rowsOf ?? null, CAMPAIGN_SLICES],
   );
   if (rows[0]?.through_day !== shiftDay(window.to, -1)) return null;
   const build: WindowBuild = {
     workspace: new ReachSketch(),
+    campaigns: new Map(),
     variants: new Map(),
     zones: new Map(),
+    campaignCounters: new Map(),
     variantCounters: new Map(),
     zoneCounters: new Map(),
   };
   const counterRow = (row: Record<BuildCounter, string>): CounterRow => ({ ...row, reach_sketch: null });
   for (const row of rows) {
     if (row.slice === 'workspace') build.workspace.mergeBytes(row.reach_sketch);
-    else if (row.slice === 'variant') {
+    else if (row.slice === 'campaign') {
+      build.campaignCounters.set(row.campaign_id, counterRow(row));
+      if (row.reach_sketch) build.campaigns.set(row.campaign_id, ReachSketch.fromBytes(row.reach_sketch));
+    } else if (row.slice === 'variant') {
       const key = `${row.campaign_id}/${row.variant_id}`;
       build.variantCounters.set(key, counterRow(row));
       if (row.reach_sketch) build.variants.set(key, ReachSketch.fromBytes(row.reach_sketch));
