@@ -5,6 +5,7 @@
  * client gets for the same window, formatted as the tool's text formats it. Each number on the page names its
  * path in the tool's answers (`data-metric`), and the test also checks that no part of the answers is missing.
  */
+import pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
 import { createSiteEventRecorder } from '../../src/domain/analytics/event-recorder.ts';
 import { runRollupPass } from '../../src/domain/analytics/rollups.ts';
@@ -236,6 +237,28 @@ it('shows different numbers for different windows (the windows are really asked 
   }
   expect(sums[0]).toBeLessThan(sums[1]!);
   expect(sums[1]).toBeLessThan(sums[2]!);
+});
+
+it('computes the experiments once for the A/B dashboard and the insights of one page view', async () => {
+  // Both answers are built from the experiments of the same campaigns; the page shares that read (and its
+  // statistics) between its tool calls instead of computing it twice. Counted at the driver: the experiments'
+  // exact totals are read by one statement per computation.
+  const client = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+  const query = client.query;
+  const totalsReads: string[] = [];
+  client.query = function (this: pg.Client, ...args: unknown[]) {
+    const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | undefined)?.text;
+    if (text?.includes('from analytics_variant_totals')) totalsReads.push(text);
+    return query.apply(this, args);
+  };
+  try {
+    const response = await browser.request(`/w/${tenant.workspaceId}/analytics?window=7d`);
+    expect(response.status).toBe(200);
+    expect(response.text).toContain('data-metric="cvg.experiments.0.');
+  } finally {
+    client.query = query;
+  }
+  expect(totalsReads).toHaveLength(1);
 });
 
 function unescapeSafe(text: string): string {

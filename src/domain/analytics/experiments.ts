@@ -11,6 +11,7 @@ import { Campaign } from '../campaigns/campaign.entity.ts';
 import { Variant } from '../campaigns/variant.entity.ts';
 import { NotFoundError } from '../../errors.ts';
 import { afterCursor, decodeCursor, DEFAULT_PAGE_SIZE, toPage, ORDER_NEWEST_FIRST } from '../shared/pagination.ts';
+import { sharedRead } from '../shared/request-reads.ts';
 import type { WorkspaceScope } from '../shared/scope.ts';
 import { sqlRows } from './analytics-reader.ts';
 import {
@@ -101,8 +102,21 @@ export function createExperimentsService(deps: { now?: () => Date } = {}) {
     return { campaigns: page.items, nextCursor: page.nextCursor };
   }
 
-  /** Experiments of a page of campaigns (newest first), or of one campaign. */
-  async function experiments(
+  /**
+   * Experiments of a page of campaigns (newest first), or of one campaign. Within one request that shares
+   * reads (request-reads.ts: the console page that shows both the A/B dashboard and the insights), a page is
+   * computed once.
+   */
+  function experiments(
+    scope: WorkspaceScope,
+    input: { campaignId?: string; cursor?: string; limit?: number },
+  ): Promise<ExperimentPage> {
+    const { campaignId = null, cursor = null, limit = null } = input;
+    const key = JSON.stringify(['experiments', scope.workspaceId, campaignId, cursor, limit]);
+    return sharedRead(key, () => computeExperiments(scope, input));
+  }
+
+  async function computeExperiments(
     scope: WorkspaceScope,
     input: { campaignId?: string; cursor?: string; limit?: number },
   ): Promise<ExperimentPage> {

@@ -18,6 +18,7 @@ import type { Metrics } from '../../domain/analytics/analytics-reader.ts';
 import type { Insight } from '../../domain/analytics/insight-rules.ts';
 import type { ArmView, ExperimentPage } from '../../domain/analytics/experiments.ts';
 import type { VariantVerdict } from '../../domain/analytics/statistics/decision.ts';
+import { sharingReads } from '../../domain/shared/request-reads.ts';
 import { dailyBarChart } from '../../views/charts.ts';
 import { html, type SafeHtml } from '../../views/html.ts';
 import { shell, stackedTable, type Chrome, type Notice } from './chrome.ts';
@@ -444,11 +445,14 @@ export function analyticsRoutes(router: Router, kit: DashboardKit): void {
   router.get('/w/:workspaceId/analytics', ...kit.workspacePage('workspace:read'), async (ctx: Context) => {
     const window = PAGE_WINDOWS.includes(ctx.query.window as PageWindow) ? (ctx.query.window as PageWindow) : '7d';
     const calls = analyticsCalls(window);
-    const [snapshot, cvg, insights] = await Promise.all([
-      kit.tool<AnalyticsAnswers['snapshot']>(ctx, 'query_analytics', calls.snapshot),
-      kit.tool<AnalyticsAnswers['cvg']>(ctx, 'query_analytics', calls.cvg),
-      kit.tool<AnalyticsAnswers['insights']>(ctx, 'query_analytics', calls.insights),
-    ]);
+    // The A/B dashboard and the insights are built from the same experiments: computed once for both.
+    const [snapshot, cvg, insights] = await sharingReads(() =>
+      Promise.all([
+        kit.tool<AnalyticsAnswers['snapshot']>(ctx, 'query_analytics', calls.snapshot),
+        kit.tool<AnalyticsAnswers['cvg']>(ctx, 'query_analytics', calls.cvg),
+        kit.tool<AnalyticsAnswers['insights']>(ctx, 'query_analytics', calls.insights),
+      ]),
+    );
     kit.sendHtml(ctx, analyticsPage(state(ctx).chrome, window, { snapshot, cvg, insights }));
   });
 }
