@@ -387,11 +387,14 @@ export function createAnalyticsQueryService(deps: { now?: () => Date } = {}) {
     const window = resolveWindow(input.window, now());
     const page = await experimentsService.experiments(scope, input);
     const stallWindow = resolveWindow(`${STALL_DAYS}d`, now());
+    // Of the page's campaigns only: the rules read no other (a workspace has a thousand).
+    const pageCampaigns = [...page.experiments, ...page.notExperiments].map((campaign) => campaign.campaignId);
     const recent = await sqlRows<{ campaign_id: string; impressions: string }>(
       scope,
       `select campaign_id, sum(impressions) as impressions from analytics_rollups_daily
-       where workspace_id = $1 and day between $2::date and $3::date and campaign_id <> '' group by campaign_id`,
-      [scope.workspaceId, stallWindow.from, stallWindow.to],
+       where workspace_id = $1 and day between $2::date and $3::date and campaign_id = any($4::varchar[])
+       group by campaign_id`,
+      [scope.workspaceId, stallWindow.from, stallWindow.to, pageCampaigns],
     );
     const recentImpressions = new Map(recent.map((row) => [row.campaign_id, Number(row.impressions)]));
     const found: Insight[] = [];
