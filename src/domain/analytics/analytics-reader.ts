@@ -174,6 +174,26 @@ export function readDailyRows(
   );
 }
 
+/**
+ * Impressions per campaign (or per campaign variant) over the days of `window`, summed in PostgreSQL: what a
+ * list section ranks its rows by before it reads the shown ones in full.
+ */
+export function readImpressions(
+  scope: WorkspaceScope,
+  window: { from: string; to: string },
+  per: 'campaign' | 'variant',
+): Promise<{ campaign_id: string; variant_id: string; impressions: string }[]> {
+  const variant = per === 'variant' ? 'variant_id' : `''`;
+  return sqlRows(
+    scope,
+    `select campaign_id, ${variant} as variant_id, sum(impressions) as impressions
+     from analytics_rollups_daily
+     where workspace_id = $1 and day between $2::date and $3::date and campaign_id <> ''
+     group by 1, 2 order by 1, 2`,
+    [scope.workspaceId, window.from, window.to],
+  );
+}
+
 /** Sums tallies into one per parent key (campaign from variants, surface from zones). */
 export function absorbBy(tallies: Map<string, Tally>, parent: (key: string) => string): Map<string, Tally> {
   const parents = new Map<string, Tally>();
