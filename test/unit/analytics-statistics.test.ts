@@ -251,7 +251,7 @@ describe('betaBinomialComparison', () => {
   });
 
   it('does bounded work at any count (the dashboard computes it per variant on every poll)', () => {
-    // Each integrand evaluation costs two Beta CDFs; the quadrature starts with 16 panels of 15 points and
+    // Each integrand evaluation costs one Beta CDF (with its density); the quadrature starts with 16 panels of 15 points and
     // halves a panel only while its error is above target, up to a budget of 256 panels (3,840 evaluations).
     // These cases converge in 16–24 panels (240–360 evaluations). A quadrature chasing rounding noise never
     // converges and spends the whole budget (as a relative tolerance of 1e-14 instead of 1e-10 does for most of

@@ -9,7 +9,9 @@
  * of the narrower posterior D against the CDF of the other one O:
  *   P(O < D)        = ∫ f_D(x) · I_x(α_O, β_O) dx
  *   E[(D − O)⁺]     = ∫ f_D(x) · (x · I_x(α_O, β_O) − μ_O · I_x(α_O + 1, β_O)) dx
- *                     (because E[O · 1{O < x}] = μ_O · I_x(α_O + 1, β_O))
+ *                     (because E[O · 1{O < x}] = μ_O · I_x(α_O + 1, β_O)), where
+ *   I_x(α + 1, β)   = I_x(α, β) − x^α (1 − x)^β / (α B(α, β)) = I_x(α, β) − x(1 − x)/α · f_O(x)
+ *                     (the incomplete beta's recurrence in α, with f_O the density of O)
  *   E[(O − D)⁺]     = E[(D − O)⁺] + μ_O − μ_D
  * Integrating over the narrower posterior keeps the other CDF smooth on the integration range. The range is
  * mean ± 20 sd clipped to [0, 1] (outside it the Beta mass is below 1e-9 even for the skewed Beta(1, n)).
@@ -22,7 +24,7 @@
  * supplies the constant and cancels truncation and quadrature error to first order.
  */
 import { integrate } from './quadrature.ts';
-import { betaCdf, standardNormalQuantile } from './special-functions.ts';
+import { betaCdfAndDensity, standardNormalQuantile } from './special-functions.ts';
 import { assertArmCounts, type ArmCounts, type Interval } from './types.ts';
 
 export interface BetaPrior {
@@ -98,8 +100,10 @@ function integrateAgainst(density: BetaPosterior, other: BetaPosterior): Pairwis
     (x) => {
       const pdf = Math.exp(centredBetaLogKernel(x, density));
       if (pdf === 0) return [0, 0, 0];
-      const cdf = betaCdf(x, other.alpha, other.beta);
-      const shiftedCdf = betaCdf(x, other.alpha + 1, other.beta);
+      // I_x(α + 1, β) = I_x(α, β) − x(1 − x)/α · f(x; α, β): the shifted CDF from the same evaluation as the
+      // CDF, instead of a second incomplete beta (which was half of the A/B dashboard's CPU time).
+      const [cdf = 0, otherDensity = 0] = betaCdfAndDensity(x, other.alpha, other.beta);
+      const shiftedCdf = cdf - ((x * (1 - x)) / other.alpha) * otherDensity;
       return [pdf, pdf * cdf, pdf * (x * cdf - other.mean * shiftedCdf)];
     },
     from,
