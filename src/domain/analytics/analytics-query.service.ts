@@ -181,9 +181,11 @@ function tallyShown(
   built: { counters: Map<string, CounterRow>; sketches: Map<string, ReachSketch> } | null,
 ): Map<string, Tally> {
   const tallies = new Map(keys.map((key) => [key, new Tally()]));
-  for (const row of sources.rows) tallies.get(keyOf(row))?.add(row);
+  // The build's sketches first: each becomes its tally's sketch (read for this snapshot alone), and today's
+  // rows are merged into it, instead of copying it into a new one.
+  for (const [key, sketch] of built?.sketches ?? []) tallies.get(key)?.takeSketch(sketch);
   for (const [key, row] of built?.counters ?? []) tallies.get(key)?.add(row, { sketch: false });
-  for (const [key, sketch] of built?.sketches ?? []) tallies.get(key)?.sketch.merge(sketch);
+  for (const row of sources.rows) tallies.get(keyOf(row))?.add(row);
   return tallies;
 }
 

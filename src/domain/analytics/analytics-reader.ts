@@ -43,6 +43,16 @@ export class Tally {
     return this;
   }
 
+  /**
+   * Folds `sketch` into this tally's Reach. A tally without a sketch yet takes `sketch` itself, so the caller
+   * hands it over and must not use it afterwards (a window build's sketch, read for this tally alone).
+   */
+  takeSketch(sketch: ReachSketch): this {
+    if (this.#sketch) this.#sketch.merge(sketch);
+    else this.#sketch = sketch;
+    return this;
+  }
+
   /** Adds another tally (counters and sketch): how a parent slice is built from its children's tallies. */
   absorb(other: Tally): this {
     this.impressions += other.impressions;

@@ -165,6 +165,9 @@ export class ReachSketch {
 
   /** A sketch from its serialized form (sparse or dense); empty for null or no bytes. */
   static fromBytes(bytes: Uint8Array | null | undefined): ReachSketch {
+    // A dense one is its registers: one copy instead of a register-by-register merge into an empty sketch.
+    if (bytes?.length === HEADER_BYTES + SKETCH_REGISTERS && bytes[0] === FORMAT_DENSE && bytes[1] === SKETCH_PRECISION)
+      return new ReachSketch(new Uint8Array(bytes.subarray(HEADER_BYTES)));
     return new ReachSketch().mergeBytes(bytes);
   }
 
