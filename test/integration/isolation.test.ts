@@ -14,6 +14,7 @@ import {
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { testFetch } from '../support/http.ts';
 import { acrossWorkspaces, workspaceScope, actors } from '../../src/domain/shared/scope.ts';
+import { seedWorkspace } from '../support/seed.ts';
 
 let platform: TestPlatform;
 let a: Tenant;
@@ -103,4 +104,25 @@ it("answers another workspace's job exactly like a missing one", async () => {
     .get(workspaceScope(em, b.workspaceId, actors.operator), 'job_01J0000000000000000000000')
     .catch((e: unknown) => e);
   expect(error).toMatchObject({ code: 'not_found', message: 'Job job_01J0000000000000000000000 was not found' });
+});
+
+it("keeps each workspace's A/B tests to itself: another's campaign is a missing one, and a page lists only its own", async () => {
+  // The experiments read campaigns and variants with plain statements (no ORM filter), binding the workspace.
+  const { analytics } = platform.container.services;
+  const seededA = await seedWorkspace(platform.container, a, 'Isolated A');
+  await seedWorkspace(platform.container, b, 'Isolated B');
+  const scopeB = workspaceScope(acrossWorkspaces(platform.container.orm.em), b.workspaceId, actors.operator);
+  const error = await analytics.experiments(scopeB, { campaignId: seededA.campaignId }).catch((e: unknown) => e);
+  expect(error).toMatchObject({ code: 'not_found', message: `Campaign ${seededA.campaignId} was not found` });
+  const pageB = await analytics.experiments(scopeB, { limit: 100 });
+  const listed = [...pageB.experiments, ...pageB.notExperiments].map((row) => row.campaignName);
+  expect(listed.length).toBeGreaterThan(0);
+  expect(listed.every((name) => name.startsWith('Isolated B'))).toBe(true);
+  const variantsB = pageB.experiments.flatMap((experiment) => [experiment.control, ...experiment.variants]);
+  expect(variantsB.length).toBeGreaterThan(0);
+  const ownVariants = await platform.container.orm.em
+    .getConnection()
+    .execute<{ id: string }[]>('select id from variants where workspace_id = ?', [b.workspaceId]);
+  const own = new Set(ownVariants.map((row) => row.id));
+  expect(variantsB.every((arm) => own.has(arm.variantId))).toBe(true);
 });
