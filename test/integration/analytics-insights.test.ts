@@ -200,3 +200,34 @@ test('a look that does not lower a variant’s smallest p-value writes nothing; 
   expect(after.min_p_value).toBeCloseTo(first.sequential.pValue, 12);
   expect(after.looks).toBe(before.looks + 1);
 });
+
+test('the snapshot names the campaigns and variants it lists, their status, the control, and a deleted variant', async () => {
+  const scope = scopeOf(platform.container, tenant);
+  const { campaigns: service } = platform.container.services;
+  const young = campaigns['Young']!;
+  const read = async () =>
+    ok(await client.callTool('query_analytics', { action: 'snapshot', sections: ['campaigns', 'variants'] })).snapshot;
+  const before = await read();
+  // Every campaign with traffic (the others in this file add some), by its name and status.
+  expect(before.campaigns.map((row: any) => [row.name, row.status])).toEqual(
+    expect.arrayContaining([
+      ['Split', 'published'],
+      ['Young', 'published'],
+    ]),
+  );
+  const youngVariants = before.variants.filter((row: any) => row.campaignId === young.id);
+  const names = await platform.container.orm.em
+    .getConnection()
+    .execute<{ id: string; name: string; is_control: boolean }[]>(
+      'select id, name, is_control from variants where campaign_id = ?',
+      [young.id],
+    );
+  expect(youngVariants.map((row: any) => [row.variantId, row.name, row.isControl]).sort()).toEqual(
+    names.map((row) => [row.id, row.name, row.is_control]).sort(),
+  );
+  expect(youngVariants.every((row: any) => row.status === 'active')).toBe(true);
+  await service.deleteVariant(scope, young.variants[1]!);
+  const after = await read();
+  const deleted = after.variants.find((row: any) => row.variantId === young.variants[1]);
+  expect(deleted).toMatchObject({ status: 'deleted', metrics: { impressions: 40 } });
+});

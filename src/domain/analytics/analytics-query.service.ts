@@ -10,7 +10,6 @@
  * - Experiments use exact session counts since the experiment started, not the window (see experiments.ts).
  */
 import { Campaign } from '../campaigns/campaign.entity.ts';
-import { Variant } from '../campaigns/variant.entity.ts';
 import { Zone } from '../surfaces/surface.entity.ts';
 import { NotFoundError, ValidationError } from '../../errors.ts';
 import { MAX_PAGE_SIZE } from '../shared/pagination.ts';
@@ -19,6 +18,7 @@ import {
   absorbBy,
   readDailyRows,
   readImpressions,
+  readSubjects,
   readFreshness,
   readWorkspaceDays,
   sqlRows,
@@ -322,13 +322,12 @@ export function createAnalyticsQueryService(deps: { now?: () => Date } = {}) {
       const shownVariants = wants('variants') ? rowsToShow(variantImpressions, limit) : [];
       const ids = [...new Set([...shownCampaigns, ...shownVariants.map(campaignOfKey)])];
       const variantIds = shownVariants.map((key) => key.slice(key.indexOf('/') + 1));
-      const [sources, campaigns, variants] = await Promise.all([
+      const [sources, subjects] = await Promise.all([
         shownSources(scope, window, build !== null, campaignRows, dailySketches, ids, [
           ...(shownCampaigns.length ? (['campaign'] as const) : []),
           ...(shownVariants.length ? (['variant'] as const) : []),
         ]),
-        ids.length ? scope.em.find(Campaign, { id: { $in: ids } }) : [],
-        variantIds.length ? scope.em.find(Variant, { id: { $in: variantIds } }) : [],
+        readSubjects(scope, ids, variantIds),
       ]);
       const built = sources.build;
       const byCampaign = tallyShown(
@@ -343,13 +342,13 @@ export function createAnalyticsQueryService(deps: { now?: () => Date } = {}) {
         variantKey,
         built && { counters: built.variantCounters, sketches: built.variants },
       );
-      const campaignOf = new Map(campaigns.map((campaign) => [campaign.id, campaign]));
-      const variantOf = new Map(variants.map((variant) => [variant.id, variant]));
       if (wants('campaigns')) {
         const rows = shownCampaigns.map((campaignId) => ({
           campaignId,
-          name: campaignOf.get(campaignId)?.name ?? '(unknown campaign)',
-          status: campaignOf.get(campaignId)?.deletedAt ? 'deleted' : (campaignOf.get(campaignId)?.status ?? 'unknown'),
+          name: subjects.campaigns.get(campaignId)?.name ?? '(unknown campaign)',
+          status: subjects.campaigns.get(campaignId)?.deleted
+            ? 'deleted'
+            : (subjects.campaigns.get(campaignId)?.status ?? 'unknown'),
           metrics: byCampaign.get(campaignId)!.metrics(),
         }));
         result.campaigns = topRows(rows, limit).rows;
@@ -358,13 +357,13 @@ export function createAnalyticsQueryService(deps: { now?: () => Date } = {}) {
       if (wants('variants')) {
         const rows = shownVariants.map((key) => {
           const [campaignId, variantId] = key.split('/') as [string, string];
-          const variant = variantOf.get(variantId);
+          const variant = subjects.variants.get(variantId);
           return {
             campaignId,
             variantId,
             name: variant?.name ?? '(unknown variant)',
-            isControl: variant?.isControl ?? false,
-            status: variant?.deletedAt ? 'deleted' : (variant?.status ?? 'unknown'),
+            isControl: variant?.is_control ?? false,
+            status: variant?.deleted ? 'deleted' : (variant?.status ?? 'unknown'),
             metrics: byVariant.get(key)!.metrics(),
           };
         });

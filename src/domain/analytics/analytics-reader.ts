@@ -3,6 +3,7 @@
  * the snapshot, the experiments and the insights agree on every number.
  */
 import { CompiledQuery } from 'kysely';
+import { runPrepared, type PreparedStatement } from '../../db/prepared.ts';
 import type { WorkspaceScope } from '../shared/scope.ts';
 import { ratio, SMALL_SAMPLE_SESSIONS } from './analytics-window.ts';
 import { ReachSketch } from './reach-sketch.ts';
@@ -202,6 +203,47 @@ export function readImpressions(
      group by 1, 2 order by 1, 2`,
     [scope.workspaceId, window.from, window.to],
   );
+}
+
+/** A campaign or variant a list section names: its name, status, whether it is deleted (and a control). */
+export interface SubjectRow {
+  kind: 'campaign' | 'variant';
+  id: string;
+  name: string;
+  status: string;
+  deleted: boolean;
+  is_control: boolean;
+}
+
+/**
+ * The campaigns and variants a snapshot's list sections show, as rows of the columns they print, with one named
+ * statement (not entities: a variant would carry its body, images and channel fields). The workspace is bound
+ * explicitly: this read does not pass through the ORM's workspace filter. $1 workspace, $2 campaign ids, $3
+ * variant ids.
+ */
+const SUBJECTS: PreparedStatement = {
+  name: 'analytics-subjects',
+  text: `select 'campaign' as kind, id, name, status::text as status, deleted_at is not null as deleted,
+           false as is_control
+         from campaigns where workspace_id = $1 and id = any($2::varchar[])
+         union all
+         select 'variant', id, name, status::text, deleted_at is not null, is_control
+         from variants where workspace_id = $1 and id = any($3::varchar[])`,
+};
+
+export async function readSubjects(
+  scope: WorkspaceScope,
+  campaignIds: readonly string[],
+  variantIds: readonly string[],
+): Promise<{ campaigns: Map<string, SubjectRow>; variants: Map<string, SubjectRow> }> {
+  const rows =
+    campaignIds.length || variantIds.length
+      ? await runPrepared<SubjectRow>(scope.em, SUBJECTS, [scope.workspaceId, campaignIds, variantIds])
+      : [];
+  return {
+    campaigns: new Map(rows.filter((row) => row.kind === 'campaign').map((row) => [row.id, row])),
+    variants: new Map(rows.filter((row) => row.kind === 'variant').map((row) => [row.id, row])),
+  };
 }
 
 /** Sums tallies into one per parent key (campaign from variants, surface from zones). */
