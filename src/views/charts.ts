@@ -80,19 +80,16 @@ export function dailyBarChart(options: DailyChartOptions): SafeHtml {
       ${formatCount(top)}
     </text>
     <text x="${PAD.left - 6}" y="${y(0) + 4}" text-anchor="end" font-size="11" fill="#4a515c">0</text>
-    ${points.map((point, index) => {
-      const barTop = y(point.value);
-      return html`<rect
-        data-day="${point.day}"
-        data-value="${point.value}"
-        x="${round(PAD.left + index * slot + (slot - barWidth) / 2)}"
-        y="${round(barTop)}"
-        width="${round(barWidth)}"
-        height="${round(y(0) - barTop)}"
-        fill="${colour}"
-        ><title>${point.day}: ${formatCount(point.value)}</title></rect
-      >`;
-    })}
+    <g fill="${colour}">
+      ${points.map((point, index) => {
+        const barTop = y(point.value);
+        const x = round(PAD.left + index * slot + (slot - barWidth) / 2);
+        // One line per bar, no layout whitespace: a 90-day page draws 360 bars, and their indentation was a third
+        // of its bytes.
+        // prettier-ignore
+        return html`<rect data-day="${point.day}" data-value="${point.value}" x="${x}" y="${round(barTop)}" width="${round(barWidth)}" height="${round(y(0) - barTop)}"><title>${point.day}: ${formatCount(point.value)}</title></rect>`;
+      })}
+    </g>
     ${
       points.length
         ? html`<text x="${PAD.left}" y="${height - 6}" font-size="11" fill="#4a515c">${points[0]!.day}</text>
