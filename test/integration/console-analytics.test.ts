@@ -239,26 +239,31 @@ it('shows different numbers for different windows (the windows are really asked 
   expect(sums[1]).toBeLessThan(sums[2]!);
 });
 
-it('computes the experiments once for the A/B dashboard and the insights of one page view', async () => {
-  // Both answers are built from the experiments of the same campaigns; the page shares that read (and its
-  // statistics) between its tool calls instead of computing it twice. Counted at the driver: the experiments'
-  // exact totals are read by one statement per computation.
+it('reads what its tool calls share once a page view: the experiments and the concierge questions', async () => {
+  // The A/B dashboard and the insights are both built from the experiments of the same campaigns, and the
+  // snapshot's concierge section and the insights' gaps from the same questions; the page shares those reads
+  // (and the statistics) between its tool calls instead of doing them twice. Counted at the driver: the
+  // experiments' exact totals are one statement, the questions two (totals and the most asked).
   const client = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
   const query = client.query;
   const totalsReads: string[] = [];
+  const conciergeReads: string[] = [];
   client.query = function (this: pg.Client, ...args: unknown[]) {
     const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | undefined)?.text;
     if (text?.includes('from analytics_variant_totals')) totalsReads.push(text);
+    if (text?.includes('from analytics_concierge_daily')) conciergeReads.push(text);
     return query.apply(this, args);
   };
   try {
     const response = await browser.request(`/w/${tenant.workspaceId}/analytics?window=7d`);
     expect(response.status).toBe(200);
     expect(response.text).toContain('data-metric="cvg.experiments.0.');
+    expect(response.text).toContain('data-metric="snapshot.concierge.questions"');
   } finally {
     client.query = query;
   }
   expect(totalsReads).toHaveLength(1);
+  expect(conciergeReads).toHaveLength(2);
 });
 
 function unescapeSafe(text: string): string {

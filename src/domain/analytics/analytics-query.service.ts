@@ -13,6 +13,7 @@ import { Campaign } from '../campaigns/campaign.entity.ts';
 import { Zone } from '../surfaces/surface.entity.ts';
 import { NotFoundError, ValidationError } from '../../errors.ts';
 import { MAX_PAGE_SIZE } from '../shared/pagination.ts';
+import { sharedRead } from '../shared/request-reads.ts';
 import type { WorkspaceScope } from '../shared/scope.ts';
 import {
   absorbBy,
@@ -203,8 +204,20 @@ export function createAnalyticsQueryService(deps: { now?: () => Date } = {}) {
     if (!found) throw new NotFoundError('Campaign', campaignId);
   }
 
+  /**
+   * The concierge's questions of a window: the snapshot's section and the insights' gaps read the same, once
+   * per request that shares reads (request-reads.ts).
+   */
+  function concierge(scope: WorkspaceScope, window: ResolvedWindow): Promise<NonNullable<Snapshot['concierge']>> {
+    const key = JSON.stringify(['concierge', scope.workspaceId, window.from, window.to]);
+    return sharedRead(key, () => readConcierge(scope, window));
+  }
+
   /** Questions per day and question are rolled up (rollups.ts), like every other section's numbers. */
-  async function concierge(scope: WorkspaceScope, window: ResolvedWindow): Promise<NonNullable<Snapshot['concierge']>> {
+  async function readConcierge(
+    scope: WorkspaceScope,
+    window: ResolvedWindow,
+  ): Promise<NonNullable<Snapshot['concierge']>> {
     const [totals] = await sqlRows<{ questions: string; unanswered: string }>(
       scope,
       `select coalesce(sum(asked), 0) as questions, coalesce(sum(unanswered), 0) as unanswered
