@@ -277,7 +277,7 @@ export function createAnalyticsQueryService(deps: { now?: () => Date } = {}) {
     ]);
     // With a build, the daily rows are today's only: the build holds the closed days (window-reach.ts). Their
     // sketches (16 KB a row, a few thousand rows on a busy day) only when every zone's Reach is wanted; the
-    // list sections read today's sketches of the rows they show (reachSources).
+    // list sections read today's sketches of the rows they show (shownSources).
     const dailySketches = !build || wants('surfaces');
     // With a build and no zones wanted, the list sections rank by today's impressions per campaign (or variant),
     // summed in PostgreSQL: a few hundred rows instead of every row of the day (thousands, 13 columns each).
