@@ -231,3 +231,23 @@ test('the snapshot names the campaigns and variants it lists, their status, the 
   const deleted = after.variants.find((row: any) => row.variantId === young.variants[1]);
   expect(deleted).toMatchObject({ status: 'deleted', metrics: { impressions: 40 } });
 });
+
+test('cvg_dashboard pages through every campaign once, newest first, with its cursor', async () => {
+  const seen: string[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < 10; page++) {
+    const answer = ok(
+      await client.callTool('query_analytics', { action: 'cvg_dashboard', limit: 1, ...(cursor ? { cursor } : {}) }),
+    );
+    const ids = [...answer.experiments, ...answer.notExperiments].map((row: { campaignId: string }) => row.campaignId);
+    expect(ids).toHaveLength(1);
+    seen.push(...ids);
+    cursor = answer.nextCursor ?? undefined;
+    if (!cursor) break;
+  }
+  // Every campaign of the workspace (those of beforeAll and any a test above added), newest first, as the
+  // campaign list orders them.
+  const listed = ok(await client.callTool('query_campaigns', { action: 'list', limit: 100 }));
+  expect(seen).toEqual(listed.campaigns.map((row: { id: string }) => row.id));
+  expect(seen.slice(-4)).toEqual(['Solo', 'Young', 'Quiet', 'Split'].map((name) => campaigns[name]!.id));
+});

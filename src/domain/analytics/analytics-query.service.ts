@@ -126,6 +126,14 @@ function impressionsBy<Row extends { impressions: string }>(
   return impressions;
 }
 
+/** Adds a window build's closed-day impressions to the totals of the same keys (today's, from impressionsBy). */
+function addImpressions(
+  totals: Map<string, number>,
+  counters: ReadonlyMap<string, Pick<CounterRow, 'impressions'>>,
+): void {
+  for (const [key, row] of counters) totals.set(key, (totals.get(key) ?? 0) + Number(row.impressions));
+}
+
 /**
  * The keys of the rows a list section can show: the `limit` with the most impressions, and every row with as
  * many impressions as the last of them (Reach, not known yet, breaks those ties in `topRows`). In the map's
@@ -327,10 +335,10 @@ export function createAnalyticsQueryService(deps: { now?: () => Date } = {}) {
       const ranked = todaysImpressions ?? campaignRows;
       const campaignImpressions = wants('campaigns') ? impressionsBy(ranked, campaignKey) : new Map<string, number>();
       const variantImpressions = wants('variants') ? impressionsBy(ranked, variantKey) : new Map<string, number>();
-      for (const [key, row] of build?.campaignCounters ?? [])
-        campaignImpressions.set(key, (campaignImpressions.get(key) ?? 0) + Number(row.impressions));
-      for (const [key, row] of build?.variantCounters ?? [])
-        variantImpressions.set(key, (variantImpressions.get(key) ?? 0) + Number(row.impressions));
+      if (build) {
+        addImpressions(campaignImpressions, build.campaignCounters);
+        addImpressions(variantImpressions, build.variantCounters);
+      }
       const shownCampaigns = wants('campaigns') ? rowsToShow(campaignImpressions, limit) : [];
       const shownVariants = wants('variants') ? rowsToShow(variantImpressions, limit) : [];
       const ids = [...new Set([...shownCampaigns, ...shownVariants.map(campaignOfKey)])];

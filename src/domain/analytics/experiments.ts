@@ -10,7 +10,7 @@
 import { runPrepared, timestampOrNull, type PreparedStatement } from '../../db/prepared.ts';
 import type { CampaignStatus } from '../campaigns/campaign-status.ts';
 import { NotFoundError } from '../../errors.ts';
-import { decodeCursor, DEFAULT_PAGE_SIZE, toPage } from '../shared/pagination.ts';
+import { afterCursorSql, decodeCursor, DEFAULT_PAGE_SIZE, toPage } from '../shared/pagination.ts';
 import { sharedRead } from '../shared/request-reads.ts';
 import type { WorkspaceScope } from '../shared/scope.ts';
 import { sqlRows } from './analytics-reader.ts';
@@ -119,7 +119,7 @@ const NEWEST_CAMPAIGNS: PreparedStatement = {
 const NEWEST_CAMPAIGNS_AFTER: PreparedStatement = {
   name: 'experiments-campaigns-after',
   text: `select ${CAMPAIGN_COLUMNS} from campaigns where workspace_id = $1 and deleted_at is null
-           and (created_at < $3 or (created_at = $3 and id < $4))
+           and ${afterCursorSql('$3', '$4')}
          order by created_at desc, id desc limit $2`,
 };
 /** Every variant of some campaigns, deleted ones included, oldest first. $1 workspace, $2 campaign ids. */

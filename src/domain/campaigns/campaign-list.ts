@@ -3,7 +3,14 @@
  */
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { runPrepared, timestampOrNull, type PreparedStatement } from '../../db/prepared.ts';
-import { decodeCursor, DEFAULT_PAGE_SIZE, toPage, type Keyset, type Page } from '../shared/pagination.ts';
+import {
+  afterCursorSql,
+  decodeCursor,
+  DEFAULT_PAGE_SIZE,
+  toPage,
+  type Keyset,
+  type Page,
+} from '../shared/pagination.ts';
 import type { CampaignStatus } from './campaign-status.ts';
 import type { Campaign } from './campaign.entity.ts';
 import { toCampaignView, type CampaignStats, type CampaignView, type CampaignViewFields } from './campaign-view.ts';
@@ -75,8 +82,7 @@ function campaignListStatement(filter: {
     );
   if (filter.search) conditions.push(`c.name ilike ${bind(`%${filter.search.replace(/[%_\\]/g, '\\$&')}%`)}`);
   if (filter.after) {
-    const at = bind(filter.after.createdAt);
-    conditions.push(`(c.created_at < ${at} or (c.created_at = ${at} and c.id < ${bind(filter.after.id)}))`);
+    conditions.push(afterCursorSql(bind(filter.after.createdAt), bind(filter.after.id), 'c'));
   }
   const shape = `${filter.status ? 's' : ''}${filter.productId ? 'p' : ''}${filter.search ? 'q' : ''}${filter.after ? 'c' : ''}`;
   return {

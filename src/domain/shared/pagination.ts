@@ -48,6 +48,15 @@ export function afterCursor(key: Keyset | null): Record<string, unknown> {
   return { $or: [{ createdAt: { $lt: key.createdAt } }, { createdAt: key.createdAt, id: { $lt: key.id } }] };
 }
 
+/**
+ * The same condition in SQL, for statements written by hand: `createdAt` and `id` are the placeholders bound
+ * to the cursor's two fields, `table` the alias of the table whose rows are paged.
+ */
+export function afterCursorSql(createdAt: string, id: string, table?: string): string {
+  const column = (name: string) => (table ? `${table}.${name}` : name);
+  return `(${column('created_at')} < ${createdAt} or (${column('created_at')} = ${createdAt} and ${column('id')} < ${id}))`;
+}
+
 /** Fetches `limit + 1` rows to know whether there is a next page. */
 export function toPage<E extends { createdAt: Date; id: string }, T>(
   rows: E[],
