@@ -48,7 +48,8 @@
  * Environment: BENCH_SECONDS (10) per measured case, BENCH_WARMUP_SECONDS (2), BENCH_LATENCY_SECONDS (5) per
  * latency row, BENCH_COUNT_REQUESTS (200) per statement count, BENCH_CONNECTIONS (50), BENCH_HEAP_REQUESTS
  * (100000; 0 skips), BENCH_HEAP_TOLERANCE (0.1), BENCH_PROFILE=1 to record a CPU profile of the server during
- * one extra run of `tools/call` and of `tools/list`.
+ * one extra run of `tools/call` and of `tools/list`, BENCH_SERVER_NODE_OPTIONS for flags of the server process
+ * only (diagnostics such as `--trace-gc-nvp`).
  */
 import fs from 'node:fs/promises';
 import http from 'node:http';
@@ -301,7 +302,8 @@ const stack = await startBenchStack('mcp');
 let server: Server | undefined;
 try {
   server = await startIpcServerProcess<McpBenchReady, McpBenchCommand, McpBenchReply>('bench/servers/mcp-server.ts', {
-    execArgv: ['--expose-gc'],
+    // BENCH_SERVER_NODE_OPTIONS: extra flags for the server process alone (say `--trace-gc-nvp`), not the bench.
+    execArgv: ['--expose-gc', ...(process.env.BENCH_SERVER_NODE_OPTIONS?.split(/\s+/).filter(Boolean) ?? [])],
     env: {
       NODE_ENV: 'test',
       LOG_LEVEL: 'silent',
