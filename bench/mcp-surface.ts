@@ -28,8 +28,9 @@
  * its own, must carry its id and a result, and every 100th of its answers is checked in full).
  *
  * Then, for `tools/call list` in both eras, latency below saturation: at a fixed arrival rate of 50% and 80% of
- * the maximum just measured, evenly paced (`pacedLoad`, latency counted from when each request was due) and, for
- * comparison, with autocannon's `overallRate` (a burst at full speed every second: see `pacedLoad`). Then
+ * the maximum just measured, evenly paced (`pacedLoad`, from a process of its own, latency counted from when each
+ * request was due) and, for comparison, with autocannon's `overallRate` (a burst at full speed every second: see
+ * `pacedLoad`). Then
  * PostgreSQL statements and EntityManager forks per call, counted in the server process over calls of one agent
  * sent one at a time, by kind (the rate limit, the cached API-key lookup, the call's own); CPU per call by party
  * (platform, PostgreSQL, load generator); and the heap over BENCH_HEAP_REQUESTS (100,000) `tools/call` requests,
@@ -62,8 +63,16 @@ import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextproto
 import { CATALOGUE } from '../src/mcp/registry.ts';
 import { closeLoopbackAwareFetch } from '../src/net/loopback-aware-fetch.ts';
 import { recordingFetch, type RecordedRequest } from './support/recording-fetch.ts';
-import { checkedLoad, pacedLoad, type CheckedLoadResult, type PreparedRequest } from './support/checked-load.ts';
+import { checkedLoad, type CheckedLoadResult, type PreparedRequest } from './support/checked-load.ts';
+import {
+  pacedLoadIn,
+  startPacedLoadProcess,
+  type PacedAnswer,
+  type PacedLoadProcess,
+} from './support/paced-load-process.ts';
 import { printCpuProfile } from './support/cpu-profile-summary.ts';
+import type { GcSummary } from './support/gc-profile.ts';
+import { printHeapProfile } from './support/heap-profile-summary.ts';
 import { postgresBackendCpuMs, postgresCpuBetween } from './support/postgres-cpu.ts';
 import { startIpcServerProcess, type IpcServerProcess } from './support/ipc-server-process.ts';
 import type { McpBenchCommand, McpBenchReady, McpBenchReply } from './support/mcp-bench-protocol.ts';
@@ -75,6 +84,8 @@ const warmUp = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 const heapRequests = Number(process.env.BENCH_HEAP_REQUESTS ?? 100_000);
 const heapTolerance = Number(process.env.BENCH_HEAP_TOLERANCE ?? 0.1);
 const profile = process.env.BENCH_PROFILE === '1';
+/** BENCH_PROFILE=heap: sampling heap profiles instead, of what outlives young collections and of everything. */
+const heapProfile = process.env.BENCH_PROFILE === 'heap';
 /** Seconds of each latency run (two ways of arriving × two loads × two eras). */
 const latencySeconds = Number(process.env.BENCH_LATENCY_SECONDS ?? 5);
 /** Requests per case sent one at a time to count statements and forks per call. */
@@ -186,6 +197,18 @@ type Expectation =
   /** The peer: its own bytes, carrying the id; every DEEP_CHECK_EVERY-th checked in full. */
   | { kind: 'peer'; id: number; check: (result: unknown) => string | null };
 
+/** A paced case's expectation as the paced-load process checks it (only the cases without a peer are paced). */
+function pacedAnswerOf(expected: Expectation): PacedAnswer {
+  switch (expected.kind) {
+    case 'ok':
+      return { kind: 'fixed', body: '{"ok":true}' };
+    case 'exact':
+      return { kind: 'around', before: expected.before, after: expected.after };
+    case 'peer':
+      throw new Error('the peer is not paced: its answers are checked with its own function');
+  }
+}
+
 function checkAnswer(body: string, expected: Expectation): string | null {
   switch (expected.kind) {
     case 'ok':
@@ -257,6 +280,8 @@ interface CaseResult extends CheckedLoadResult {
   loadCores: number;
   /** The whole machine in cores; what the three above do not explain is other work on the machine. */
   machineCores: number;
+  /** What the platform process's garbage collector did while the case ran. */
+  gc: GcSummary;
 }
 
 function machineBusyMs(): number {
@@ -285,6 +310,19 @@ function perCallMs(r: CaseResult, cores: number): number {
   return (cores * r.durationSeconds * 1000) / Math.max(1, r.total);
 }
 
+/** A case's garbage collection, per call and as pauses (the columns of the GC tables). */
+function gcColumns(r: CaseResult) {
+  const { gc } = r;
+  const calls = Math.max(1, r.total);
+  return {
+    'KB allocated/call': (gc.allocatedBytes / 1024 / calls).toFixed(1),
+    'KB promoted/call': (gc.promotedBytes / 1024 / calls).toFixed(2),
+    'young: n / ms / longest': `${gc.scavenges} / ${Math.round(gc.scavengeMs)} / ${gc.longestScavengeMs.toFixed(1)}`,
+    'full: n / ms / longest': `${gc.fullCollections} / ${Math.round(gc.fullCollectionMs)} / ${gc.longestFullCollectionMs.toFixed(1)}`,
+    'paused %': ((100 * (gc.scavengeMs + gc.fullCollectionMs)) / (r.durationSeconds * 1000)).toFixed(1),
+  };
+}
+
 const ratio = (a: number, b: number) => a / b;
 const percent = (x: number) => `${(x * 100).toFixed(1)}%`;
 const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
@@ -300,6 +338,7 @@ function target(pass: boolean, text: string): void {
 
 const stack = await startBenchStack('mcp');
 let server: Server | undefined;
+let pacer: PacedLoadProcess | undefined;
 try {
   server = await startIpcServerProcess<McpBenchReady, McpBenchCommand, McpBenchReply>('bench/servers/mcp-server.ts', {
     // BENCH_SERVER_NODE_OPTIONS: extra flags for the server process alone (say `--trace-gc-nvp`), not the bench.
@@ -516,17 +555,48 @@ try {
   /** `c` as fast as the server answers, or at autocannon's `overallRate`. */
   const run = (c: Case, seconds: number, overallRate?: number) =>
     measure(() => checkedLoad({ ...c, connections, durationSeconds: seconds, overallRate, check: checkAnswer }));
-  /** `c` at a fixed arrival rate, evenly spaced. */
+  /**
+   * `c` at a fixed arrival rate, evenly spaced, sent from a process of its own (`paced-load-process.ts`: the
+   * pauses of this process's garbage collector would otherwise count as the server's latency). Every request
+   * is built here first; the child checks each answer against the case's reference bytes.
+   */
+  const pacedProcess = (pacer = await startPacedLoadProcess());
   const runPaced = (c: Case, seconds: number, rate: number) =>
-    measure(() => pacedLoad({ ...c, connections, durationSeconds: seconds, rate, check: checkAnswer }));
+    measure(async () => {
+      const total = Math.max(1, Math.round(rate * seconds));
+      const prepared = Array.from({ length: total }, (_, n) => c.prepare(n));
+      const answers = new Set(prepared.map(({ expect }) => JSON.stringify(pacedAnswerOf(expect))));
+      if (answers.size !== 1) throw new Error(`${c.label}: the paced requests do not share one reference answer`);
+      const { result, cpuMicros } = await pacedLoadIn(pacedProcess, {
+        label: c.label,
+        url: c.url,
+        method: c.method,
+        connections,
+        rate,
+        durationSeconds: seconds,
+        requests: prepared.map(({ headers, body, expect }) => ({
+          headers,
+          ...(body === undefined ? {} : { body }),
+          ...(expect.kind === 'exact' ? { answerId: String(expect.id) } : {}),
+        })),
+        answer: pacedAnswerOf(prepared[0]!.expect),
+      });
+      return { ...result, loadCpuMicros: cpuMicros };
+    });
 
-  /** A load, with where the CPU went while it ran (the machine is shared by all three parties). */
-  async function measure(load: () => Promise<CheckedLoadResult>): Promise<CaseResult> {
+  /**
+   * A load, with where the CPU went while it ran (the machine is shared by all three parties). The load
+   * generator is this process, or the process that reported its own CPU time (`loadCpuMicros`).
+   */
+  async function measure(load: () => Promise<CheckedLoadResult & { loadCpuMicros?: number }>): Promise<CaseResult> {
     const [serverBefore, postgresBefore] = [await serverCpuMicros(srv), await postgresBackendCpuMs(database)];
+    await srv.command({ type: 'gc:start' });
     const [selfBefore, machineBefore] = [process.cpuUsage(), machineBusyMs()];
     const result = await load();
     const self = process.cpuUsage(selfBefore);
     const machineMs = machineBusyMs() - machineBefore;
+    const gcReply = await srv.command({ type: 'gc:stop' });
+    if (gcReply.type !== 'gc') throw new Error(`gc:stop answered ${gcReply.type}`);
     const [postgresAfter, serverMicros] = [
       await postgresBackendCpuMs(database),
       (await serverCpuMicros(srv)) - serverBefore,
@@ -538,8 +608,9 @@ try {
       serverCores: serverMicros / 1000 / wallMs,
       postgresCores:
         postgresBefore && postgresAfter ? postgresCpuBetween(postgresBefore, postgresAfter) / wallMs : null,
-      loadCores: (self.user + self.system) / 1000 / wallMs,
+      loadCores: (result.loadCpuMicros ?? self.user + self.system) / 1000 / wallMs,
       machineCores: machineMs / wallMs,
+      gc: gcReply.summary,
     };
   }
 
@@ -678,6 +749,10 @@ try {
       };
     }),
   );
+  console.log(
+    '\nGarbage collection in the platform process during the runs above (v8.GCProfiler): every pause stops all the requests in flight, and the bytes that outlive two young collections (promoted) are what fills the old generation and brings its full collections',
+  );
+  console.table(all.map((r) => ({ case: r.label, ...gcColumns(r) })));
 
   // Latency below saturation: tools/call list at a fixed arrival rate of a share of the maximum just measured,
   // evenly spaced (the target), and at autocannon's overallRate (as the issue first put it; see pacedLoad for
@@ -749,6 +824,19 @@ try {
       })),
     ),
   );
+  console.log('Garbage collection in the platform process during those rows:');
+  console.table([
+    ...latencyRows.flatMap(({ label, load, paced, autocannon }) => [
+      { case: label, load: `${load * 100}%`, arrivals: 'paced', ...gcColumns(paced) },
+      { case: label, load: `${load * 100}%`, arrivals: 'autocannon overallRate', ...gcColumns(autocannon) },
+    ]),
+    ...referenceRows.map(({ label, load, paced }) => ({
+      case: label,
+      load: `${load * 100}%`,
+      arrivals: 'paced (reference)',
+      ...gcColumns(paced),
+    })),
+  ]);
 
   // Targets.
   for (const name of ['callModern', 'callLegacy'] as const) {
@@ -856,6 +944,10 @@ try {
     `answers: every answer of the ${all.length} cases right${unclean.map((r) => `; ${r.label}: ${problems(r)}`).join('')}`,
   );
 
+  if (heapProfile) {
+    for (const c of [cases.callModern, cases.sameWork])
+      for (const youngToo of [false, true]) await heapProfileCase(srv, c.label, youngToo, () => run(c, duration));
+  }
   if (profile) {
     for (const c of [cases.callModern, cases.listModern]) await profileCase(srv, c.label, () => run(c, duration));
   }
@@ -913,6 +1005,7 @@ try {
   process.exitCode = 1;
   throw error;
 } finally {
+  await pacer?.stop();
   await server?.stop();
   await stack.stop();
 }
@@ -924,6 +1017,24 @@ async function serverMemory(server: Server): Promise<NodeJS.MemoryUsage> {
 }
 
 /** Records a CPU profile of the platform process while `run` runs, and prints where its time went. */
+async function heapProfileCase(
+  server: Server,
+  label: string,
+  youngToo: boolean,
+  run: () => Promise<CaseResult>,
+): Promise<void> {
+  const file = path.resolve('.data/bench', `mcp-surface-${Date.now()}.heapprofile`);
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  await server.command({ type: 'heap-profile:start', youngToo });
+  const profiled = await run();
+  await server.command({ type: 'heap-profile:stop', path: file });
+  await printHeapProfile(
+    file,
+    profiled.total,
+    `Sampled heap profile of the platform process during ${profiled.total} × ${label}: ${youngToo ? 'every allocation' : 'what outlived the young generation'} (${file})`,
+  );
+}
+
 async function profileCase(server: Server, label: string, run: () => Promise<CaseResult>): Promise<void> {
   const file = path.resolve('.data/bench', `mcp-surface-${Date.now()}.cpuprofile`);
   await fs.mkdir(path.dirname(file), { recursive: true });

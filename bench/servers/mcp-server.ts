@@ -23,12 +23,16 @@
  *     `process.memoryUsage()`, so heap growth is measured on the server itself without any product endpoint;
  *   - `cpu`: `process.cpuUsage()`, so the benchmark can tell this process's CPU time per request;
  *   - `dbWork`: the statements and forks counted so far, per listener;
+ *   - `gc:start` / `gc:stop`: what the garbage collector did in between (`support/gc-profile.ts`);
+ *   - `heap-profile:start` / `heap-profile:stop`: a V8 sampling heap profile of the objects allocated in between
+ *     that outlived the young generation (or of every object allocated, with `youngToo`);
  *   - `profile:start` / `profile:stop`: a V8 CPU profile of this process through `node:inspector` (no debugger
  *     port is opened), written where the benchmark says.
  */
 import fs from 'node:fs/promises';
 import http from 'node:http';
 import { Session } from 'node:inspector/promises';
+import { GCProfiler } from 'node:v8';
 import Koa, { type Middleware } from 'koa';
 import { bodyParser } from '@koa/bodyparser';
 import { createMcpHandler, McpServer, type AuthInfo } from '@modelcontextprotocol/server';
@@ -55,6 +59,7 @@ import { CATALOGUE, PROFILE_SUMMARIES } from '../../src/mcp/registry.ts';
 import { toToolResult } from '../../src/mcp/tool-result.ts';
 import queryCampaigns from '../../src/mcp/tools/query-campaigns.ts';
 import { countedListener, dbWorkSoFar } from '../support/db-work-counter.ts';
+import { summariseGcProfile } from '../support/gc-profile.ts';
 import type { McpBenchCommand, McpBenchReady, McpBenchReply } from '../support/mcp-bench-protocol.ts';
 
 const env = processEnv();
@@ -296,6 +301,7 @@ function listen(name: string, listener: http.RequestListener, port = 0): Promise
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run this server with --expose-gc (the heap samples need forced collections)');
 const profiler = new Session();
+let gcProfiler: GCProfiler | undefined;
 
 async function answer(command: McpBenchCommand): Promise<McpBenchReply> {
   switch (command.type) {
@@ -308,6 +314,33 @@ async function answer(command: McpBenchCommand): Promise<McpBenchReply> {
       return { type: 'cpu', id: command.id, usage: process.cpuUsage() };
     case 'dbWork':
       return { type: 'dbWork', id: command.id, ...dbWorkSoFar() };
+    case 'gc:start':
+      gcProfiler = new GCProfiler();
+      gcProfiler.start();
+      return { type: 'done', id: command.id };
+    case 'gc:stop': {
+      const recorded = gcProfiler?.stop();
+      gcProfiler = undefined;
+      if (!recorded) throw new Error('gc:stop without gc:start');
+      return { type: 'gc', id: command.id, summary: summariseGcProfile(recorded) };
+    }
+    case 'heap-profile:start':
+      // Only objects that outlive the young generation: those a scavenge frees are dropped from the sample, those
+      // a later full collection frees are kept (they were promoted, which is what is being looked for).
+      profiler.connect();
+      await profiler.post('HeapProfiler.enable');
+      await profiler.post('HeapProfiler.startSampling', {
+        samplingInterval: 4096,
+        includeObjectsCollectedByMajorGC: true,
+        includeObjectsCollectedByMinorGC: command.youngToo,
+      });
+      return { type: 'done', id: command.id };
+    case 'heap-profile:stop': {
+      const { profile } = await profiler.post('HeapProfiler.stopSampling');
+      profiler.disconnect();
+      await fs.writeFile(command.path, JSON.stringify(profile));
+      return { type: 'done', id: command.id };
+    }
     case 'profile:start':
       profiler.connect();
       await profiler.post('Profiler.enable');

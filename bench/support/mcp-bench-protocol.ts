@@ -1,5 +1,6 @@
 /** The IPC messages between `bench/mcp-surface.ts` and its server process `bench/servers/mcp-server.ts`. */
 import type { DbWork } from './db-work-counter.ts';
+import type { GcSummary } from './gc-profile.ts';
 
 /** Sent once by the server when all its listeners are up. */
 export interface McpBenchReady {
@@ -31,6 +32,10 @@ export type McpBenchCommand =
   | { type: 'heap'; id: number }
   | { type: 'cpu'; id: number }
   | { type: 'dbWork'; id: number }
+  | { type: 'gc:start'; id: number }
+  | { type: 'gc:stop'; id: number }
+  | { type: 'heap-profile:start'; id: number; youngToo: boolean }
+  | { type: 'heap-profile:stop'; id: number; path: string }
   | { type: 'profile:start'; id: number }
   | { type: 'profile:stop'; id: number; path: string };
 
@@ -38,5 +43,6 @@ export type McpBenchReply =
   | { type: 'heap'; id: number; memory: NodeJS.MemoryUsage }
   | { type: 'cpu'; id: number; usage: NodeJS.CpuUsage }
   | { type: 'dbWork'; id: number; listeners: Record<string, DbWork>; background: DbWork }
+  | { type: 'gc'; id: number; summary: GcSummary }
   | { type: 'done'; id: number }
   | { type: 'failed'; id: number; message: string };
