@@ -1,4 +1,6 @@
 import { decodeTime } from 'ulid';
+import { ConflictError } from '../../src/errors.ts';
+import { checkSchedule } from '../../src/domain/campaigns/campaign-status.ts';
 import { canTransitionJob, isTerminalJobStatus, JOB_STATUSES } from '../../src/domain/jobs/job-status.ts';
 import { isIdOf, newId } from '../../src/domain/shared/ids.ts';
 import { RESERVED_SLUGS, slugify } from '../../src/domain/workspaces/slug.ts';
@@ -102,5 +104,29 @@ describe('profile resolution', () => {
     expect(await resolver.resolve(principal, 'campaign_ops')).toBe('discovery');
     expect(await resolver.resolve(principal, 'nope')).toBe('discovery');
     expect(await resolver.resolve({ workspaceId: 'ws_2' } as Principal, 'secret-code')).toBe('discovery');
+  });
+});
+
+describe('schedules', () => {
+  const at = (iso: string) => new Date(iso);
+  it('refuses an end at or before the start, naming the end date as the field in its details', () => {
+    for (const endsAt of ['2026-06-01T00:00:00Z', '2026-05-01T00:00:00Z']) {
+      let refusal: unknown;
+      try {
+        checkSchedule(at('2026-06-01T00:00:00Z'), at(endsAt));
+      } catch (error) {
+        refusal = error;
+      }
+      expect(refusal).toBeInstanceOf(ConflictError);
+      expect((refusal as ConflictError).details).toEqual({
+        issues: [{ field: 'endsAt', message: 'must be after startsAt' }],
+      });
+    }
+  });
+
+  it('accepts an end after the start, and an open start or end', () => {
+    expect(() => checkSchedule(at('2026-06-01T00:00:00Z'), at('2026-06-02T00:00:00Z'))).not.toThrow();
+    expect(() => checkSchedule(null, at('2026-06-02T00:00:00Z'))).not.toThrow();
+    expect(() => checkSchedule(at('2026-06-01T00:00:00Z'), undefined)).not.toThrow();
   });
 });

@@ -43,7 +43,13 @@ export function assertEditable(campaign: { status: CampaignStatus }, what: strin
     throw new ConflictError(`Cannot ${what}: the campaign is archived; restore it first (update with status "ready")`);
 }
 
-/** A schedule (of a campaign or a deployment) ends after it starts. */
+/**
+ * A schedule (of a campaign or a deployment) ends after it starts. The refusal names the field in its details
+ * (`issues`, as a validation error does), so an agent and the console's form can point at the end date.
+ */
 export function checkSchedule(startsAt: Date | null | undefined, endsAt: Date | null | undefined): void {
-  if (startsAt && endsAt && endsAt <= startsAt) throw new ConflictError('endsAt must be after startsAt');
+  if (startsAt && endsAt && endsAt <= startsAt)
+    throw new ConflictError('endsAt must be after startsAt', {
+      issues: [{ field: 'endsAt', message: 'must be after startsAt' }],
+    });
 }

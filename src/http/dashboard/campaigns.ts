@@ -135,6 +135,12 @@ async function withFieldErrors(ctx: Context, error: unknown, render: FormRender,
   return true;
 }
 
+/** The fields a conflict names in its details (`issues`, as `checkSchedule` gives them). */
+function conflictFields(error: AppError): string[] {
+  const issues = error.details?.issues;
+  return Array.isArray(issues) ? issues.map((issue: { field?: unknown }) => String(issue.field)) : [];
+}
+
 /**
  * A `datetime-local` value read as UTC (the console shows every time in UTC): `2026-12-01T09:00` becomes
  * `2026-12-01T09:00:00Z`; empty is null (no start or end). Anything else goes to the tool as typed, and the
@@ -670,7 +676,8 @@ export function campaignRoutes(router: Router, kit: DashboardKit): void {
     } catch (error) {
       if (await withFieldErrors(ctx, error, campaignForm)) return;
       // The schedule's own rule (the service's, not the schema's): shown at the end date, with the tool's words.
-      if (!(error instanceof AppError && error.code === 'conflict' && error.message.startsWith('endsAt '))) throw error;
+      if (!(error instanceof AppError && error.code === 'conflict' && conflictFields(error).includes('endsAt')))
+        throw error;
       await campaignForm(
         ctx,
         [{ kind: 'error', text: `Not saved: the end must be after the start (${error.message}).` }],
