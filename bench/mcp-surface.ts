@@ -65,6 +65,7 @@ import { closeLoopbackAwareFetch } from '../src/net/loopback-aware-fetch.ts';
 import { recordingFetch, type RecordedRequest } from './support/recording-fetch.ts';
 import { checkedLoad, type CheckedLoadResult, type PreparedRequest } from './support/checked-load.ts';
 import {
+  notAnswerAround,
   pacedLoadIn,
   startPacedLoadProcess,
   type PacedAnswer,
@@ -213,15 +214,8 @@ function checkAnswer(body: string, expected: Expectation): string | null {
   switch (expected.kind) {
     case 'ok':
       return body === '{"ok":true}' ? null : `unexpected body ${body.slice(0, 200)}`;
-    case 'exact': {
-      const id = String(expected.id);
-      const right =
-        body.length === expected.before.length + id.length + expected.after.length &&
-        body.startsWith(expected.before) &&
-        body.endsWith(expected.after) &&
-        body.slice(expected.before.length, expected.before.length + id.length) === id;
-      return right ? null : `not the reference answer with id ${id}: ${body.slice(0, 300)}`;
-    }
+    case 'exact':
+      return notAnswerAround(body, expected.before, String(expected.id), expected.after);
     case 'peer': {
       if (!body.includes(`"id":${expected.id},`) && !body.includes(`"id":${expected.id}}`)) {
         return `answer does not carry request id ${expected.id}: ${body.slice(0, 200)}`;

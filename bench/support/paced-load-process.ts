@@ -48,15 +48,19 @@ export async function pacedLoadIn(
   return reply;
 }
 
+/** Why `body` is not exactly `before`, the request's id, `after` (the benchmarks' reference answers), or null. */
+export function notAnswerAround(body: string, before: string, id: string, after: string): string | null {
+  const right =
+    body.length === before.length + id.length + after.length &&
+    body.startsWith(before) &&
+    body.endsWith(after) &&
+    body.slice(before.length, before.length + id.length) === id;
+  return right ? null : `not the reference answer with id ${id}: ${body.slice(0, 300)}`;
+}
+
 function checkAnswer(body: string, answer: PacedAnswer, answerId: string | undefined): string | null {
   if (answer.kind === 'fixed') return body === answer.body ? null : `unexpected body ${body.slice(0, 200)}`;
-  const id = answerId ?? '';
-  const right =
-    body.length === answer.before.length + id.length + answer.after.length &&
-    body.startsWith(answer.before) &&
-    body.endsWith(answer.after) &&
-    body.slice(answer.before.length, answer.before.length + id.length) === id;
-  return right ? null : `not the reference answer with id ${id}: ${body.slice(0, 300)}`;
+  return notAnswerAround(body, answer.before, answerId ?? '', answer.after);
 }
 
 async function send(run: PacedRun): Promise<{ result: CheckedLoadResult; cpuMicros: number }> {
