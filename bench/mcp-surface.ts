@@ -198,11 +198,14 @@ type Expectation =
   /** The peer: its own bytes, carrying the id; every DEEP_CHECK_EVERY-th checked in full. */
   | { kind: 'peer'; id: number; check: (result: unknown) => string | null };
 
+/** What the bare and guarded reference routes answer. */
+const OK_BODY = '{"ok":true}';
+
 /** A paced case's expectation as the paced-load process checks it (only the cases without a peer are paced). */
 function pacedAnswerOf(expected: Expectation): PacedAnswer {
   switch (expected.kind) {
     case 'ok':
-      return { kind: 'fixed', body: '{"ok":true}' };
+      return { kind: 'fixed', body: OK_BODY };
     case 'exact':
       return { kind: 'around', before: expected.before, after: expected.after };
     case 'peer':
@@ -213,7 +216,7 @@ function pacedAnswerOf(expected: Expectation): PacedAnswer {
 function checkAnswer(body: string, expected: Expectation): string | null {
   switch (expected.kind) {
     case 'ok':
-      return body === '{"ok":true}' ? null : `unexpected body ${body.slice(0, 200)}`;
+      return body === OK_BODY ? null : `unexpected body ${body.slice(0, 200)}`;
     case 'exact':
       return notAnswerAround(body, expected.before, String(expected.id), expected.after);
     case 'peer': {
@@ -559,8 +562,16 @@ try {
     measure(async () => {
       const total = Math.max(1, Math.round(rate * seconds));
       const prepared = Array.from({ length: total }, (_, n) => c.prepare(n));
-      const answers = new Set(prepared.map(({ expect }) => JSON.stringify(pacedAnswerOf(expect))));
-      if (answers.size !== 1) throw new Error(`${c.label}: the paced requests do not share one reference answer`);
+      const answer = pacedAnswerOf(prepared[0]!.expect);
+      const sameAnswer = ({ expect }: { expect: Expectation }) =>
+        expect.kind === 'ok'
+          ? answer.kind === 'fixed'
+          : expect.kind === 'exact' &&
+            answer.kind === 'around' &&
+            expect.before === answer.before &&
+            expect.after === answer.after;
+      if (!prepared.every(sameAnswer))
+        throw new Error(`${c.label}: the paced requests do not share one reference answer`);
       const { result, cpuMicros } = await pacedLoadIn(pacedProcess, {
         label: c.label,
         url: c.url,
@@ -573,7 +584,7 @@ try {
           ...(body === undefined ? {} : { body }),
           ...(expect.kind === 'exact' ? { answerId: String(expect.id) } : {}),
         })),
-        answer: pacedAnswerOf(prepared[0]!.expect),
+        answer,
       });
       return { ...result, loadCpuMicros: cpuMicros };
     });
@@ -1010,7 +1021,7 @@ async function serverMemory(server: Server): Promise<NodeJS.MemoryUsage> {
   return reply.memory;
 }
 
-/** Records a CPU profile of the platform process while `run` runs, and prints where its time went. */
+/** Records a sampled heap profile of the platform process while `run` runs, and prints where its bytes went. */
 async function heapProfileCase(
   server: Server,
   label: string,
@@ -1029,6 +1040,7 @@ async function heapProfileCase(
   );
 }
 
+/** Records a CPU profile of the platform process while `run` runs, and prints where its time went. */
 async function profileCase(server: Server, label: string, run: () => Promise<CaseResult>): Promise<void> {
   const file = path.resolve('.data/bench', `mcp-surface-${Date.now()}.cpuprofile`);
   await fs.mkdir(path.dirname(file), { recursive: true });

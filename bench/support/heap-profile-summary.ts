@@ -15,7 +15,7 @@ interface HeapNode {
 /** Prints the allocation sites that hold most of the sampled bytes, per call of the profiled case. */
 export async function printHeapProfile(file: string, calls: number, title: string, top = 25): Promise<void> {
   const { head } = JSON.parse(await fs.readFile(file, 'utf8')) as { head: HeapNode };
-  const bySite = new Map<string, { bytes: number; origin: string; via: string }>();
+  const bySite = new Map<string, number>();
   const byOrigin = new Map<string, number>();
   let total = 0;
   const walk = (node: HeapNode, stack: HeapNode['callFrame'][]) => {
@@ -33,9 +33,7 @@ export async function printHeapProfile(file: string, calls: number, title: strin
         .map((f) => `${f.functionName || '(anonymous)'}:${f.lineNumber + 1}`)
         .join(' > ');
       const key = `${site} ← ${ours}`;
-      const entry = bySite.get(key) ?? { bytes: 0, origin, via: ours };
-      entry.bytes += node.selfSize;
-      bySite.set(key, entry);
+      bySite.set(key, (bySite.get(key) ?? 0) + node.selfSize);
     }
     for (const child of node.children) walk(child, here);
   };
@@ -50,8 +48,8 @@ export async function printHeapProfile(file: string, calls: number, title: strin
   );
   console.table(
     [...bySite]
-      .sort((a, b) => b[1].bytes - a[1].bytes)
+      .sort((a, b) => b[1] - a[1])
       .slice(0, top)
-      .map(([key, { bytes }]) => ({ 'allocated at ← our code on the way': key.slice(0, 160), 'KB/call': kb(bytes) })),
+      .map(([key, bytes]) => ({ 'allocated at ← our code on the way': key.slice(0, 160), 'KB/call': kb(bytes) })),
   );
 }
