@@ -61,13 +61,8 @@ const STRING_ARRAY_OIDS = [1009, 1015];
  * this registry for every type a pool's own overrides (MikroORM's dates) leave out; same values either way
  * (test/integration/db-arrays.test.ts).
  */
-export function useFastArrayParsers(): void {
-  for (const oid of STRING_ARRAY_OIDS) pg.types.setTypeParser(oid, parseStringArray);
-}
-
-/** A string array's text (`{a,"b c",NULL}`) as its values. */
-export function parseStringArray(text: string): (string | null)[] {
-  return parseArray(text);
+function useFastArrayParsers(): void {
+  for (const oid of STRING_ARRAY_OIDS) pg.types.setTypeParser(oid, parseArray);
 }
 
 export async function createOrm(options: OrmOptions): Promise<MikroORM> {
