@@ -116,6 +116,12 @@ const FIELD_LABELS: Record<string, string> = {
   endsAt: 'Ends',
 };
 
+/** The fields an error names in its details (`issues`: a validation error's, or `checkSchedule`'s conflict). */
+function issuesOf(error: AppError): { field: string; message: string }[] {
+  const issues = error.details?.issues;
+  return Array.isArray(issues) ? (issues as { field: string; message: string }[]) : [];
+}
+
 /**
  * A form the tool refused for its arguments (`validation_failed` with its issues) is rendered again with the
  * person's input, the tool's message for each field under that field, and a notice naming them (400). Nothing
@@ -123,7 +129,7 @@ const FIELD_LABELS: Record<string, string> = {
  */
 async function withFieldErrors(ctx: Context, error: unknown, render: FormRender, nameLabel = 'Name'): Promise<boolean> {
   if (!(error instanceof AppError) || error.code !== 'validation_failed') return false;
-  const issues = (error.details?.issues ?? []) as { field: string; message: string }[];
+  const issues = issuesOf(error);
   if (!issues.length) return false;
   const errors: FieldErrors = {};
   for (const issue of issues) errors[issue.field] ??= issue.message;
@@ -133,12 +139,6 @@ async function withFieldErrors(ctx: Context, error: unknown, render: FormRender,
   await render(ctx, [{ kind: 'error', text: `Not saved. Check the form: ${named.join('; ')}.` }], errors);
   ctx.status = 400;
   return true;
-}
-
-/** The fields a conflict names in its details (`issues`, as `checkSchedule` gives them). */
-function conflictFields(error: AppError): string[] {
-  const issues = error.details?.issues;
-  return Array.isArray(issues) ? issues.map((issue: { field?: unknown }) => String(issue.field)) : [];
 }
 
 /**
@@ -676,7 +676,11 @@ export function campaignRoutes(router: Router, kit: DashboardKit): void {
     } catch (error) {
       if (await withFieldErrors(ctx, error, campaignForm)) return;
       // The schedule's own rule (the service's, not the schema's): shown at the end date, with the tool's words.
-      if (!(error instanceof AppError && error.code === 'conflict' && conflictFields(error).includes('endsAt')))
+      if (!(
+        error instanceof AppError &&
+        error.code === 'conflict' &&
+        issuesOf(error).some((issue) => issue.field === 'endsAt')
+      ))
         throw error;
       await campaignForm(
         ctx,
