@@ -6,6 +6,7 @@
  * a named statement is parsed once per pooled connection (`pg` prepares it on first use there) and then
  * only bound and executed, which is most of the database's CPU for statements this small.
  */
+import { createHash } from 'node:crypto';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type pg from 'pg';
 
@@ -14,6 +15,21 @@ export interface PreparedStatement {
   name: string;
   text: string;
 }
+
+/**
+ * A statement named after its text, for readers whose SQL is a fixed text per call site (a few variants at
+ * most, never values spliced in): each text is prepared once per pooled connection, however many places run
+ * it. A text built from data would leave a new statement on every connection for every value: never pass one.
+ */
+export function statementOf(text: string): PreparedStatement {
+  let statement = byText.get(text);
+  if (!statement) {
+    statement = { name: `sql-${createHash('sha256').update(text).digest('base64url').slice(0, 22)}`, text };
+    byText.set(text, statement);
+  }
+  return statement;
+}
+const byText = new Map<string, PreparedStatement>();
 
 /** The `pg` pool behind the ORM, for what the ORM cannot do itself (named statements, COPY). */
 export async function nativePool(source: MikroORM | EntityManager): Promise<pg.Pool> {

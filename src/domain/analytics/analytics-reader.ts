@@ -2,15 +2,19 @@
  * Reads of the analytics rollups (never of raw events): one place that knows the rollup tables' columns, so
  * the snapshot, the experiments and the insights agree on every number.
  */
-import { CompiledQuery } from 'kysely';
-import { runPrepared, type PreparedStatement } from '../../db/prepared.ts';
+import { runPrepared, statementOf, type PreparedStatement } from '../../db/prepared.ts';
+import type pg from 'pg';
 import type { WorkspaceScope } from '../shared/scope.ts';
 import { ratio, SMALL_SAMPLE_SESSIONS } from './analytics-window.ts';
 import { ReachSketch } from './reach-sketch.ts';
 
+/**
+ * Rows of a rollup read (the workspace bound by the statement itself, as every caller does). Each text is a
+ * named statement, parsed and planned once per pooled connection: an analytics page runs a dozen of them, and
+ * planning them anew took about 2 ms of PostgreSQL's time per view (docs/console-performance.md).
+ */
 export async function sqlRows<Row>(scope: WorkspaceScope, sql: string, params: unknown[] = []): Promise<Row[]> {
-  const result = await scope.em.getConnection().getClient().executeQuery<Row>(CompiledQuery.raw(sql, params));
-  return result.rows as Row[];
+  return runPrepared<Row & pg.QueryResultRow>(scope.em, statementOf(sql), params);
 }
 
 /** Counters of one rollup row (or of a sum of them), plus the union of their reach sketches. */
