@@ -10,7 +10,7 @@ import { resolveWindow, shiftDay, utcDay } from '../../src/domain/analytics/anal
 import { createSiteEventRecorder } from '../../src/domain/analytics/event-recorder.ts';
 import { runRollupPass } from '../../src/domain/analytics/rollups.ts';
 import type { SiteEvent } from '../../src/domain/analytics/site-events.ts';
-import { readWindowBuild } from '../../src/domain/analytics/window-reach.ts';
+import { keptSketchCounts, readWindowBuild } from '../../src/domain/analytics/window-reach.ts';
 import { startTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { seededRandom } from '../support/random.ts';
 import { workspaceScope, actors } from '../../src/domain/shared/scope.ts';
@@ -217,6 +217,61 @@ test('the builds are what the long windows read: emptied, the 90d Reach falls to
   }
   expect(comparable(await snapshot(NOW, '90d', ['summary', 'variants']))).toEqual(comparable(before));
 }, 120_000);
+
+test('a build sketch read once is not sent again while its row is unchanged, and is sent again once it changes', async () => {
+  const scope = workspaceScope(platform.container.orm.em, WORKSPACE, actors.operator);
+  const window = resolveWindow('28d', NOW);
+  const read = async () => {
+    const before = { ...keptSketchCounts };
+    const build = await readWindowBuild(scope, window, ['workspace', 'campaign'], { sketchesOf: ['cmp_w1', 'cmp_w2'] });
+    return {
+      build: build!,
+      sent: keptSketchCounts.sent - before.sent,
+      kept: keptSketchCounts.kept - before.kept,
+    };
+  };
+  const first = await read();
+  const second = await read();
+  // The workspace's sketch and the two campaigns': sent at most once, then kept (an earlier test may have read them).
+  expect(first.sent + first.kept).toBe(3);
+  expect(second).toMatchObject({ sent: 0, kept: 3 });
+  for (const campaignId of ['cmp_w1', 'cmp_w2']) {
+    expect(second.build.campaigns.get(campaignId)!.registers).toEqual(first.build.campaigns.get(campaignId)!.registers);
+  }
+  expect(second.build.workspace.estimate()).toBe(first.build.workspace.estimate());
+  // The reader gets a copy: merging into it (as the snapshot does with today's sketches) leaves the kept one alone.
+  second.build.campaigns.get('cmp_w1')!.registers.fill(51);
+  expect((await read()).build.campaigns.get('cmp_w1')!.registers).toEqual(
+    first.build.campaigns.get('cmp_w1')!.registers,
+  );
+
+  const [saved] = await sql<{ reach_sketch: Buffer }>(
+    `select reach_sketch from analytics_window_reach
+     where workspace_id = ? and window_days = 28 and slice = 'campaign' and campaign_id = 'cmp_w1'`,
+    [WORKSPACE],
+  );
+  try {
+    // The row changes (as a late event or a rebuild changes it): its new sketch is sent, the other two stay kept.
+    await sql(
+      `update analytics_window_reach set reach_sketch = '\\x010e'::bytea
+       where workspace_id = ? and window_days = 28 and slice = 'campaign' and campaign_id = 'cmp_w1'`,
+      [WORKSPACE],
+    );
+    const changed = await read();
+    expect(changed).toMatchObject({ sent: 1, kept: 2 });
+    expect(changed.build.campaigns.get('cmp_w1')!.estimate()).toBe(0);
+    expect(changed.build.campaigns.get('cmp_w2')!.registers).toEqual(first.build.campaigns.get('cmp_w2')!.registers);
+  } finally {
+    await sql(
+      `update analytics_window_reach set reach_sketch = ?
+       where workspace_id = ? and window_days = 28 and slice = 'campaign' and campaign_id = 'cmp_w1'`,
+      [saved!.reach_sketch, WORKSPACE],
+    );
+  }
+  const restored = await read();
+  expect(restored).toMatchObject({ sent: 1, kept: 2 });
+  expect(restored.build.campaigns.get('cmp_w1')!.registers).toEqual(first.build.campaigns.get('cmp_w1')!.registers);
+}, 60_000);
 
 test('late events for a closed day join the builds in their own batch, without a rebuild', async () => {
   const before = await snapshot(NOW, '7d', ['summary', 'variants']);

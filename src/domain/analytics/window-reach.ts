@@ -26,9 +26,10 @@
  * clock other than the rollup's) reads the daily sketches instead: slower, same numbers.
  */
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { LRUCache } from 'lru-cache';
 import type { WorkspaceScope } from '../shared/scope.ts';
 import { shiftDay, utcDay, type ResolvedWindow } from './analytics-window.ts';
-import { ReachSketch } from './reach-sketch.ts';
+import { ReachSketch, SKETCH_REGISTERS } from './reach-sketch.ts';
 import {
   mergeSketchesInto,
   query,
@@ -279,6 +280,33 @@ export interface WindowBuildReadOptions {
   rowsOf?: readonly string[];
 }
 
+/** A build sketch already read, with the version of the row it was read from. */
+interface KeptSketch {
+  slice: WindowSlice;
+  campaignId: string;
+  /** `through_day/xmin` of the row: a rebuild, or a late event merged in, gives the row another. */
+  version: string;
+  /** Never changed once kept: a reader gets a copy. */
+  registers: Uint8Array;
+}
+
+/**
+ * Build sketches already read, per build (workspace × window) and slice row. Why: every view of a long window
+ * reads the workspace's sketch and one per shown campaign, 16 KB each sent as hex text, and they are the same
+ * on every view until the build changes; sending them was the largest part of the analytics page's database
+ * time. A sketch is kept with its row's `xmin`, which changes whenever the row does (a late event merged in, a
+ * rebuild writing it anew), and the read names the versions it holds: PostgreSQL sends the sketch of every row
+ * whose version is another. So a kept sketch is used only while it is the row's current one, and the numbers
+ * are exactly those of reading it. Per process, bounded by the registers' bytes.
+ */
+const keptBuilds = new LRUCache<string, Map<string, KeptSketch>>({
+  maxSize: 32 * 1024 * 1024,
+  sizeCalculation: (sketches) => Math.max(1, sketches.size) * SKETCH_REGISTERS,
+});
+
+/** How many wanted build sketches were sent by PostgreSQL, and how many were kept ones (for the tests). */
+export const keptSketchCounts = { sent: 0, kept: 0 };
+
 /**
  * The build of `window` through the day before the window's last day, or null when there is none that is
  * current (the caller then reads the daily rows). Only the slices asked for are read (none: whether the build
@@ -291,6 +319,16 @@ export async function readWindowBuild(
   options: WindowBuildReadOptions = {},
 ): Promise<WindowBuild | null> {
   if (!(BUILT_WINDOW_DAYS as readonly number[]).includes(window.days)) return null;
+  const wantsSketch = (slice: WindowSlice, campaignId: string) =>
+    !CAMPAIGN_SLICES.includes(slice) || !options.sketchesOf || options.sketchesOf.includes(campaignId);
+  // The kept sketches this read wants, taken now (another request may evict them meanwhile), named to
+  // PostgreSQL by `slice/campaign/variant/zone/through_day/xmin` so that it does not send them again.
+  const buildKey = `${scope.workspaceId}/${window.days}`;
+  const kept = keptBuilds.get(buildKey) ?? new Map<string, KeptSketch>();
+  const held = new Map<string, KeptSketch>();
+  for (const [rowKey, sketch] of kept) {
+    if (slices.includes(sketch.slice) && wantsSketch(sketch.slice, sketch.campaignId)) held.set(rowKey, sketch);
+  }
   // One statement, so the build's day and its rows come from the same snapshot of a concurrent rebuild.
   const rows = await sqlRows<
     {
@@ -299,21 +337,58 @@ export async function readWindowBuild(
       campaign_id: string;
       variant_id: string;
       zone_id: string;
+      version: string;
       reach_sketch: Buffer | null;
     } & Record<BuildCounter, string>
   >(
     scope,
     `select b.through_day::text as through_day, r.slice, r.campaign_id, r.variant_id, r.zone_id,
-       case when r.slice <> all($6::varchar[]) or $4::varchar[] is null or r.campaign_id = any($4)
+       b.through_day::text || '/' || r.xmin::text as version,
+       case when (r.slice <> all($6::varchar[]) or $4::varchar[] is null or r.campaign_id = any($4))
+           and concat_ws('/', r.slice, r.campaign_id, r.variant_id, r.zone_id, b.through_day, r.xmin) <> all($7::text[])
          then r.reach_sketch end as reach_sketch, ${BUILD_COUNTERS.map((column) => `r.${column}`).join(', ')}
      from analytics_window_builds b
      left join analytics_window_reach r on r.workspace_id = b.workspace_id and r.window_days = b.window_days
        and r.slice = any($3::varchar[])
        and (r.slice <> all($6::varchar[]) or $5::varchar[] is null or r.campaign_id = any($5))
      where b.workspace_id = $1 and b.window_days = $2`,
-    [scope.workspaceId, window.days, slices, options.sketchesOf ?? null, options.rowsOf ?? null, CAMPAIGN_SLICES],
+    [
+      scope.workspaceId,
+      window.days,
+      slices,
+      options.sketchesOf ?? null,
+      options.rowsOf ?? null,
+      CAMPAIGN_SLICES,
+      [...held].map(([rowKey, sketch]) => `${rowKey}/${sketch.version}`),
+    ],
   );
   if (rows[0]?.through_day !== shiftDay(window.to, -1)) return null;
+  let keptMore = false;
+  /** The row's sketch: as sent (and kept from now on), or the kept one PostgreSQL did not send; null when not wanted. */
+  const sketchOf = (row: (typeof rows)[number]): ReachSketch | null => {
+    const rowKey = `${row.slice}/${row.campaign_id}/${row.variant_id}/${row.zone_id}`;
+    if (row.reach_sketch) {
+      const sketch = ReachSketch.fromBytes(row.reach_sketch);
+      const slice = row.slice!;
+      kept.set(rowKey, {
+        slice,
+        campaignId: row.campaign_id,
+        version: row.version,
+        registers: sketch.registers.slice(),
+      });
+      keptMore = true;
+      keptSketchCounts.sent++;
+      return sketch;
+    }
+    const mine = held.get(rowKey);
+    if (mine?.version === row.version) {
+      keptSketchCounts.kept++;
+      return new ReachSketch(mine.registers.slice());
+    }
+    if (wantsSketch(row.slice!, row.campaign_id))
+      throw new Error(`window build sketch ${rowKey} was neither sent nor kept`);
+    return null;
+  };
   const build: WindowBuild = {
     workspace: new ReachSketch(),
     campaigns: new Map(),
@@ -325,18 +400,23 @@ export async function readWindowBuild(
   };
   const counterRow = (row: Record<BuildCounter, string>): CounterRow => ({ ...row, reach_sketch: null });
   for (const row of rows) {
-    if (row.slice === 'workspace') build.workspace.mergeBytes(row.reach_sketch);
-    else if (row.slice === 'campaign') {
+    if (row.slice === null) continue; // a build without a row of the slices asked for
+    const sketch = sketchOf(row);
+    if (row.slice === 'workspace') {
+      if (sketch) build.workspace.merge(sketch);
+    } else if (row.slice === 'campaign') {
       build.campaignCounters.set(row.campaign_id, counterRow(row));
-      if (row.reach_sketch) build.campaigns.set(row.campaign_id, ReachSketch.fromBytes(row.reach_sketch));
+      if (sketch) build.campaigns.set(row.campaign_id, sketch);
     } else if (row.slice === 'variant') {
       const key = `${row.campaign_id}/${row.variant_id}`;
       build.variantCounters.set(key, counterRow(row));
-      if (row.reach_sketch) build.variants.set(key, ReachSketch.fromBytes(row.reach_sketch));
+      if (sketch) build.variants.set(key, sketch);
     } else if (row.slice === 'zone') {
       build.zoneCounters.set(row.zone_id, counterRow(row));
-      build.zones.set(row.zone_id, ReachSketch.fromBytes(row.reach_sketch));
+      build.zones.set(row.zone_id, sketch ?? new ReachSketch());
     }
   }
+  // Set again when it grew: the cache weighs a build by its sketches when it is set.
+  if (keptMore) keptBuilds.set(buildKey, kept);
   return build;
 }
