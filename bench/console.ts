@@ -18,7 +18,8 @@
  *    missed the target (with `--only`, under each measured page), and prints where its time went.
  *
  * Other options: `--only <text>` measures only the pages whose label contains it; `--analytics-query`
- * (the analytics window's query, `window=%dd` by default); `--seed`, `--now`; `--keep <dir>` keeps the seeded
+ * (the analytics window's query, `window=%dd` by default); `--save <dir>` writes each probed page's HTML there (to
+ * see what a page sends); `--seed`, `--now`; `--keep <dir>` keeps the seeded
  * database in that folder and, on a later run with the same folder, measures it again without seeding (the full
  * seed takes half an hour; the long windows' reach builds are refreshed for the day of the run). A filtered page (a status, a
  * search, a window, an audit action) that answers exactly what its unfiltered page answers is WRONG: the
@@ -86,6 +87,7 @@ const { values } = parseArgs({
     profile: { type: 'boolean', default: process.env.BENCH_PROFILE === '1' },
     'analytics-query': { type: 'string', default: ANALYTICS_WINDOW_QUERY },
     keep: { type: 'string' },
+    save: { type: 'string' },
   },
 });
 const EVENTS = Number(values.events);
@@ -279,6 +281,10 @@ try {
     const shown = p.mustShow?.(seed);
     if (reason === null && shown !== undefined && !answer.body.includes(shown)) {
       reason = `does not show "${shown}": the parameter is not answered`;
+    }
+    if (values.save) {
+      await fs.mkdir(values.save, { recursive: true });
+      await fs.writeFile(path.join(values.save, `${p.label.replace(/\W+/g, '-')}.html`), answer.body);
     }
     probes.set(p, {
       state: answer.status === 404 ? 'MISSING' : reason === null ? 'ok' : 'WRONG',
