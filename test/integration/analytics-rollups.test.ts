@@ -120,6 +120,15 @@ const COUNTS = `count(*) filter (where type = 'impression') as impressions,
 const COUNT_COLUMNS = `impressions, unattributed_impressions, clicks, conversions, conversion_value::text as conversion_value,
   concierge_questions`;
 
+const COUNTED = [
+  'impressions',
+  'unattributed_impressions',
+  'clicks',
+  'conversions',
+  'conversion_value',
+  'concierge_questions',
+];
+
 /** Every rollup table against exact aggregates of the raw events. */
 async function expectRollupsExact(): Promise<void> {
   const normalise = (rows: CountRow[]) =>
@@ -133,7 +142,10 @@ async function expectRollupsExact(): Promise<void> {
     `select workspace_id, day::text as day, campaign_id, variant_id, zone_id, ${COUNT_COLUMNS}
      from analytics_rollups_daily order by 1, 2, 3, 4, 5`,
   );
-  expect(normalise(daily)).toEqual(normalise(exactDaily));
+  // A conversion attributed to a campaign's day without events of that campaign (see the test) makes a daily row
+  // whose event counters are all 0: such rows have no group of raw events to equal.
+  const counted = (rows: CountRow[]) => rows.filter((row) => COUNTED.some((column) => Number(row[column]) !== 0));
+  expect(normalise(counted(daily))).toEqual(normalise(counted(exactDaily)));
 
   const exactPerDay = await sql<CountRow>(
     `select workspace_id, (occurred_at at time zone 'UTC')::date::text as day, ${COUNTS}
@@ -143,6 +155,18 @@ async function expectRollupsExact(): Promise<void> {
     `select workspace_id, day::text as day, ${COUNT_COLUMNS} from analytics_reach_daily order by 1, 2`,
   );
   expect(normalise(perDay)).toEqual(normalise(exactPerDay));
+
+  // A campaign's day: a row for every campaign day of the daily rows (those of attributed conversions too), with
+  // the sum of their impressions (what campaign lists rank by).
+  const exactCampaignDays = await sql<CountRow>(
+    `select workspace_id, day::text as day, campaign_id, sum(impressions) as impressions
+     from analytics_rollups_daily where campaign_id <> '' group by 1, 2, 3 order by 1, 2, 3`,
+  );
+  const campaignDays = await sql<CountRow>(
+    `select workspace_id, day::text as day, campaign_id, impressions from analytics_campaign_daily order by 1, 2, 3`,
+  );
+  expect(exactCampaignDays.length).toBeGreaterThan(0);
+  expect(normalise(campaignDays)).toEqual(normalise(exactCampaignDays));
 
   const exactVariants = await sql<CountRow>(
     `select workspace_id, campaign_id, variant_id, ${COUNTS}, min(occurred_at) as first_seen, max(occurred_at) as last_seen
@@ -263,6 +287,7 @@ async function snapshotRollups(): Promise<string> {
     [
       'select * from analytics_rollups_daily order by workspace_id, day, campaign_id, variant_id, zone_id',
       'select * from analytics_reach_daily order by workspace_id, day',
+      'select * from analytics_campaign_daily order by workspace_id, day, campaign_id',
       'select * from analytics_variant_totals order by workspace_id, campaign_id, variant_id',
     ].map((text) => sql<Record<string, unknown>>(text)),
   );
@@ -379,6 +404,35 @@ describe('analytics rollups', () => {
     await expectRollupsExact();
     for (const check of await reachChecks())
       expect(Math.abs(check.estimate - check.exact)).toBeLessThanOrEqual(0.02 * check.exact);
+  });
+
+  test('a conversion attributed to a campaign on a day without its impressions gives that campaign day a row', async () => {
+    // Seen two days ago, converted now without naming the campaign: the conversion is attributed to the
+    // campaign's day of today, which has no impression of it (a daily row of 0 impressions, so a ranked row).
+    const now = Date.now() - 60_000;
+    const base = { workspaceId: WORKSPACE, sessionId: 'sess-late-converter', surfaceId: 'srf_home' };
+    await recorder().record([
+      {
+        ...base,
+        eventId: uuidv7(),
+        type: 'impression',
+        occurredAt: new Date(now - 2 * DAY_MS),
+        campaignId: 'cmp_c',
+        variantId: 'var_c1',
+        zoneId: null,
+      },
+      { ...base, eventId: uuidv7(), type: 'conversion', occurredAt: new Date(now), goal: 'signup', value: 5 },
+    ]);
+    await afterLag();
+    await runWorkflow();
+    const today = new Date(now).toISOString().slice(0, 10);
+    const [day] = await sql<{ impressions: string; converted_sessions: string }>(
+      `select sum(impressions) as impressions, sum(converted_sessions) as converted_sessions
+       from analytics_rollups_daily where workspace_id = ? and campaign_id = 'cmp_c' and day = ?::date`,
+      [WORKSPACE, today],
+    );
+    expect(day).toMatchObject({ impressions: '0', converted_sessions: '1' });
+    await expectRollupsExact();
   });
 
   test('a pass interrupted after its first batch resumes without double counting', async () => {

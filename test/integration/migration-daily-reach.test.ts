@@ -3,28 +3,12 @@
  * from the sketch they already hold, so the daily chart (which reads the number only) shows the same Reach
  * for old days as for new ones.
  */
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { createOrm } from '../../src/db/orm.ts';
 import { ReachSketch } from '../../src/domain/analytics/reach-sketch.ts';
-
-async function emptyDatabase(): Promise<string> {
-  const adminUrl = process.env.TEST_DATABASE_ADMIN_URL!;
-  const name = `cp_test_${process.env.TEST_RUN_ID}_reachmig_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  try {
-    await admin.query(`create database ${admin.escapeIdentifier(name)} template template0`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
+import { emptyDatabase } from '../support/empty-database.ts';
 
 it('estimates the Reach of every workspace day rolled up before it, and leaves days without sessions at 0', async () => {
-  const orm = await createOrm({ url: await emptyDatabase() });
+  const orm = await createOrm({ url: await emptyDatabase('reachmig') });
   try {
     await orm.migrator.up({ to: 'Migration20261127230000_window_build_counters' });
     const sketches = [37, 1_200, 25_000].map((sessions, day) => {

@@ -1,6 +1,7 @@
 /** Committed migrations, in order. `npm run db:migration:create` writes a new file and adds it here. */
 import { Migration20261127230000_window_build_counters } from './Migration20261127230000_window_build_counters.ts';
 import { Migration20261128060000_window_build_campaign_slice } from './Migration20261128060000_window_build_campaign_slice.ts';
+import { Migration20261128120000_campaign_daily_impressions } from './Migration20261128120000_campaign_daily_impressions.ts';
 import { Migration20261128013000_daily_reach_estimate } from './Migration20261128013000_daily_reach_estimate.ts';
 import { Migration20261127182527_people_and_account } from './Migration20261127182527_people_and_account.ts';
 import { Migration20261127150000_product_images } from './Migration20261127150000_product_images.ts';
@@ -32,4 +33,5 @@ export const MIGRATIONS = [
   Migration20261127230000_window_build_counters,
   Migration20261128013000_daily_reach_estimate,
   Migration20261128060000_window_build_campaign_slice,
+  Migration20261128120000_campaign_daily_impressions,
 ];

@@ -445,7 +445,7 @@ export function createAnalyticsQueryService(deps: { now?: () => Date } = {}) {
     const pageCampaigns = [...page.experiments, ...page.notExperiments].map((campaign) => campaign.campaignId);
     const recent = await sqlRows<{ campaign_id: string; impressions: string }>(
       scope,
-      `select campaign_id, sum(impressions) as impressions from analytics_rollups_daily
+      `select campaign_id, sum(impressions) as impressions from analytics_campaign_daily
        where workspace_id = $1 and day between $2::date and $3::date and campaign_id = any($4::varchar[])
        group by campaign_id`,
       [scope.workspaceId, stallWindow.from, stallWindow.to, pageCampaigns],

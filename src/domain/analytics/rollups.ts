@@ -2,6 +2,7 @@
  * Incremental analytics rollups, built from the raw `analytics_events` table:
  *
  * - `analytics_rollups_daily`   — per workspace × UTC day × campaign × variant × zone ('' when none);
+ * - `analytics_campaign_daily`  — per workspace × UTC day × campaign: impressions only (what campaign lists rank by);
  * - `analytics_reach_daily`     — per workspace × UTC day (the summary's totals and workspace Reach);
  * - `analytics_variant_totals`  — per workspace × campaign × variant since the first event (A/B exposures);
  * - `analytics_exposures`       — per workspace × campaign × session: the experiment unit (exact, see below);
@@ -176,6 +177,17 @@ export async function rollupBatch(
        select workspace_id, day, campaign_id, variant_id, zone_id, ${COUNTERS}
        from rollup_batch where campaign_id <> '' group by workspace_id, day, campaign_id, variant_id, zone_id`,
     );
+    // A campaign's impressions of the day in one narrow row: what a campaign list ranks by (see
+    // Migration20261128120000_campaign_daily_impressions). A row for every campaign day that has daily rows,
+    // as the daily rows have (attributed conversions add theirs in attributeConversions).
+    await query(
+      trx,
+      `insert into analytics_campaign_daily (workspace_id, day, campaign_id, impressions)
+       select workspace_id, day, campaign_id, count(*) filter (where type = 'impression')
+       from rollup_batch where campaign_id <> '' group by workspace_id, day, campaign_id
+       on conflict (workspace_id, day, campaign_id) do update
+         set impressions = analytics_campaign_daily.impressions + excluded.impressions`,
+    );
     await query(
       trx,
       `insert into analytics_reach_daily (workspace_id, day, ${COUNTER_COLUMNS})
@@ -281,6 +293,11 @@ async function attributeConversions(trx: Tx): Promise<void> {
          converted_sessions = analytics_rollups_daily.converted_sessions + excluded.converted_sessions,
          converted_value = analytics_rollups_daily.converted_value + excluded.converted_value,
          updated_at = now()
+       returning workspace_id
+     ), campaign_days as (
+       insert into analytics_campaign_daily (workspace_id, day, campaign_id)
+       select distinct workspace_id, day, campaign_id from attributed
+       on conflict (workspace_id, day, campaign_id) do nothing
        returning workspace_id
      ), delta as (
        insert into rollup_daily_delta (workspace_id, day, campaign_id, variant_id, zone_id, converted_sessions, converted_value)
