@@ -708,6 +708,7 @@ try {
   const tables = [
     'analytics_events',
     'analytics_rollups_daily',
+    'analytics_campaign_daily',
     'analytics_reach_daily',
     'analytics_variant_totals',
     'analytics_experiment_looks',
