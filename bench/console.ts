@@ -19,7 +19,8 @@
  *
  * Other options: `--only <text>` measures only the pages whose label contains it; `--analytics-query`
  * (the analytics window's query, `window=%dd` by default); `--save <dir>` writes each probed page's HTML there (to
- * see what a page sends); `--seed`, `--now`; `--keep <dir>` keeps the seeded
+ * see what a page sends); `--statements` loads `pg_stat_statements` into the embedded PostgreSQL and prints each
+ * measured page's costliest statements per answer, planning apart; `--seed`, `--now`; `--keep <dir>` keeps the seeded
  * database in that folder and, on a later run with the same folder, measures it again without seeding (the full
  * seed takes half an hour; the long windows' reach builds are refreshed for the day of the run). A filtered page (a status, a
  * search, a window, an audit action) that answers exactly what its unfiltered page answers is WRONG: the
@@ -33,6 +34,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
+import pg from 'pg';
 import { loadConfigOrExit } from '../src/config.ts';
 import { resolveWindow } from '../src/domain/analytics/analytics-window.ts';
 import { refreshWindowBuilds } from '../src/domain/analytics/window-reach.ts';
@@ -88,6 +90,7 @@ const { values } = parseArgs({
     'analytics-query': { type: 'string', default: ANALYTICS_WINDOW_QUERY },
     keep: { type: 'string' },
     save: { type: 'string' },
+    statements: { type: 'boolean', default: false },
   },
 });
 const EVENTS = Number(values.events);
@@ -158,7 +161,7 @@ const ms = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : '–');
 const cpu = (x: number | null) => (x === null ? '?' : x.toFixed(1));
 const command =
   `node bench/console.ts --events ${EVENTS} --campaigns ${CAMPAIGNS} --days ${DAYS} --connections ${CONNECTIONS} ` +
-  `--seconds ${SECONDS} --seed ${SEED} --analytics-query '${analyticsQuery}'${values.only ? ` --only ${values.only}` : ''}${values.profile ? ' --profile' : ''}`;
+  `--seconds ${SECONDS} --seed ${SEED} --analytics-query '${analyticsQuery}'${values.only ? ` --only ${values.only}` : ''}${values.profile ? ' --profile' : ''}${values.statements ? ' --statements' : ''}`;
 log(command);
 log(
   `${os.cpus().length} CPUs, load average ${os
@@ -186,7 +189,35 @@ if (kept && JSON.stringify(kept.options) !== JSON.stringify(seedOptions)) {
     `${keptSeedFile} holds a seed of ${JSON.stringify(kept.options)}, not ${JSON.stringify(seedOptions)}`,
   );
 }
-const stack = await startBenchStack('console', values.keep ? { keepDir: values.keep } : {});
+/** `--statements`: PostgreSQL's own account of each statement (`pg_stat_statements`, planning included). */
+const STATEMENT_SETTINGS = {
+  shared_preload_libraries: 'pg_stat_statements',
+  'pg_stat_statements.track_planning': 'on',
+};
+const stack = await startBenchStack('console', {
+  ...(values.keep ? { keepDir: values.keep } : {}),
+  ...(values.statements ? { postgresSettings: STATEMENT_SETTINGS } : {}),
+});
+const statementsDb = values.statements ? new pg.Client({ connectionString: stack.databaseUrl }) : null;
+if (statementsDb) {
+  await statementsDb.connect();
+  await statementsDb.query('create extension if not exists pg_stat_statements');
+}
+/** The statements of this database since the last reset, the costliest first, per answer (`--statements`). */
+async function statementsPerAnswer(answers: number) {
+  const { rows } = await statementsDb!.query<{ calls: string; exec: number; plan: number; query: string }>(
+    `select calls, total_exec_time as exec, total_plan_time as plan, query from pg_stat_statements
+     where dbid = (select oid from pg_database where datname = current_database()) and query not like '%pg_stat_statements%'
+     order by total_exec_time + total_plan_time desc limit 10`,
+  );
+  return rows.map((row) => ({
+    'calls per answer': (Number(row.calls) / answers).toFixed(1),
+    'exec ms per answer': (row.exec / answers).toFixed(3),
+    'plan ms per answer': (row.plan / answers).toFixed(3),
+    statement: row.query.replace(/\s+/g, ' ').slice(0, 110),
+  }));
+}
+const statementTables = new Map<string, Awaited<ReturnType<typeof statementsPerAnswer>>>();
 const profileFile = values.profile ? path.resolve('.data/bench', `console-${Date.now()}.cpuprofile`) : '';
 let server: Awaited<ReturnType<typeof startServerProcess<ConsoleServerInfo>>> | undefined;
 let failed = false;
@@ -323,7 +354,11 @@ try {
     if (probes.get(p)!.state !== 'ok') continue;
     const url = `http://127.0.0.1:${app}${pageUrl(p)}`;
     await run('warm-up', url, p.heading(seed), WARMUP_SECONDS);
-    results.set(p, await run(p.label, url, p.heading(seed), SECONDS));
+    await statementsDb?.query('select pg_stat_statements_reset()');
+    const result = await run(p.label, url, p.heading(seed), SECONDS);
+    results.set(p, result);
+    // Like the CPU per answer: the requests in flight at the deadline finished inside the run too.
+    if (statementsDb) statementTables.set(p.label, await statementsPerAnswer(result.requests + CONNECTIONS));
   }
   const bareAfter = await run('bare route, after the pages', bareUrl, bareHeading, SECONDS);
   const bareP95 = (bareBefore.p95 + bareAfter.p95) / 2;
@@ -392,6 +427,11 @@ try {
       `${counts('WRONG')} WRONG (answered, but not the page) of ${pages.length} pages.`,
   );
 
+  for (const [label, table] of statementTables) {
+    log(`\nPostgreSQL statements of ${label}, per answer (pg_stat_statements; execution includes sending the rows):`);
+    console.table(table);
+  }
+
   if (profileFile) {
     await fs.mkdir(path.dirname(profileFile), { recursive: true });
     for (const p of pages) {
@@ -427,6 +467,7 @@ try {
   }
 } finally {
   await server?.stop();
+  await statementsDb?.end();
   await stack.stop();
 }
 process.exitCode = failed ? 1 : 0;

@@ -34,11 +34,12 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 /**
  * `temporal: false` for benchmarks that only need PostgreSQL (`temporalAddress` is then empty). `keepDir` keeps
  * the embedded PostgreSQL's data (and the database, by a fixed name) in that folder across runs, for a benchmark
- * whose seed takes long to build; the folder is left in place at `stop()`.
+ * whose seed takes long to build; the folder is left in place at `stop()`. `postgresSettings` are server settings
+ * of the embedded PostgreSQL (ignored with `DATABASE_URL`).
  */
 export async function startBenchStack(
   name: string,
-  options: { temporal?: boolean; keepDir?: string } = {},
+  options: { temporal?: boolean; keepDir?: string; postgresSettings?: Readonly<Record<string, string>> } = {},
 ): Promise<BenchStack> {
   const id = options.keepDir ? name : `${name}-${Date.now().toString(36)}`;
   const dir = options.keepDir ? path.resolve(options.keepDir) : path.join(ROOT, '.data', 'bench', id);
@@ -50,6 +51,7 @@ export async function startBenchStack(
       dataDir: path.join(dir, 'postgres'),
       port: await freePort(),
       database: 'postgres',
+      ...(options.postgresSettings ? { settings: options.postgresSettings } : {}),
     });
     adminUrl = postgres.url;
     stops.push(postgres.stop);

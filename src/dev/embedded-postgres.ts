@@ -29,6 +29,11 @@ export interface EmbeddedPostgresOptions {
   /** Database created on first start (default `campaign_platform`). */
   database?: string;
   onLog?: (line: string) => void;
+  /**
+   * Server settings (`-c name=value`) for this start, beside the fixed ones: a benchmark loading
+   * `pg_stat_statements`, say. Not applied to a server found already running.
+   */
+  settings?: Readonly<Record<string, string>>;
 }
 
 export interface RunningPostgres {
@@ -146,6 +151,8 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     const url = embeddedPostgresUrl(existing.port, database);
     await ensureDatabase(url, database);
     log(`reusing PostgreSQL already running on port ${existing.port} (pid ${existing.pid})`);
+    if (options.settings)
+      log(`settings not applied to the running server: ${Object.keys(options.settings).join(', ')}`);
     return { url, port: existing.port, stop: async () => undefined };
   }
   if (await portInUse(options.port)) {
@@ -187,6 +194,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     `-k ${dataDir}`,
     '-c max_connections=200',
     '-c shared_buffers=128MB',
+    ...Object.entries(options.settings ?? {}).map(([name, value]) => `-c ${name}=${value}`),
   ].join(' ');
   await execFileAsync(
     bin.pg_ctl,
